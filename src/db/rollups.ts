@@ -1,0 +1,37 @@
+import type { Sql } from './connect.ts'
+import { refreshesOwnRollups, type Edition } from './edition.ts'
+
+/**
+ * Rollups readers can use, finest first, by the series they summarise. Every name is a
+ * continuous aggregate (Community) or a live view over a rollup table (other editions);
+ * both have the same columns and are exact up to the last second.
+ */
+export const PLAYER_COUNT_ROLLUPS = [
+  { name: 'player_count_5m', seconds: 300 },
+  { name: 'player_count_1h', seconds: 3600 },
+  { name: 'player_count_1d', seconds: 86_400 },
+] as const
+
+export const PLANET_STATUS_ROLLUPS = [{ name: 'planet_status_1h', seconds: 3600 }] as const
+
+/**
+ * Materialize complete buckets of every service-refreshed rollup, coarse levels after
+ * the levels they read. A no-op on Community, where refresh policies do this.
+ * Returns rows written per rollup.
+ */
+export async function refreshRollups(sql: Sql, edition: Edition, now?: Date): Promise<Record<string, number>> {
+  if (!refreshesOwnRollups(edition)) return {}
+  const written: Record<string, number> = {}
+  const names = await sql<{ rollup_name: string }[]>`SELECT rollup_name FROM rollup_watermarks ORDER BY refresh_order, rollup_name`
+  for (const { rollup_name } of names) {
+    const [row] = await sql<{ n: number }[]>`
+      SELECT rollup_refresh(${rollup_name}, coalesce(${now ?? null}::timestamptz, now())) AS n`
+    written[rollup_name] = row?.n ?? 0
+  }
+  return written
+}
+
+/** Tell the rollups that rows at or after `from` were written to `table` (late or backfilled rows). */
+export async function invalidateRollups(sql: Sql, table: 'player_count_snapshots' | 'planet_status_snapshots', from: Date): Promise<void> {
+  await sql`SELECT rollup_invalidate(${table}, ${from})`
+}

@@ -1,0 +1,44 @@
+import { Elysia } from 'elysia'
+import { isDatabaseUnavailable } from '../db/connect.ts'
+import { errorText, type Logger } from '../log.ts'
+import { UpstreamUnavailableError } from '../upstream/errors.ts'
+
+/**
+ * The one error plugin, registered once at the root: every failure becomes
+ * `{ error: string }` with the spec's status. Validation failures are 400 (not Elysia's
+ * 422) and never echo the input; unexpected errors are logged and answered generically.
+ */
+export const errorHandling = (log: Logger) =>
+  new Elysia({ name: 'http/errors' })
+    .error({ UpstreamUnavailableError })
+    .onError({ as: 'global' }, ({ code, error, set, path }) => {
+      set.headers['cache-control'] = 'no-store'
+      switch (code) {
+        case 'VALIDATION': {
+          set.status = 400
+          const first = error.all[0]
+          const field = first && 'path' in first ? first.path.replace(/^\//, '') : ''
+          const where = error.type === 'params' ? 'path parameter' : error.type === 'query' ? 'query parameter' : error.type
+          const reason = first && 'schema' in first && typeof first.schema.error === 'string' ? first.schema.error : first?.summary ?? first?.message
+          return { error: field ? `invalid ${where} "${field}": ${reason ?? 'invalid value'}` : `invalid ${where}` }
+        }
+        case 'PARSE':
+          set.status = 400
+          return { error: 'malformed request body' }
+        case 'NOT_FOUND':
+          set.status = 404
+          return { error: 'not found' }
+        case 'UpstreamUnavailableError':
+          set.status = 503
+          return { error: `${error.feed} feed unavailable: ${error.reason}` }
+      }
+      if (isDatabaseUnavailable(error)) {
+        set.status = 503
+        return { error: 'database unavailable' }
+      }
+      // Errors thrown with status() already carry their own response.
+      if (typeof code === 'number') return
+      log.error('request failed', { path, error: errorText(error) })
+      set.status = 500
+      return { error: 'internal error' }
+    })

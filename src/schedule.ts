@@ -1,0 +1,44 @@
+import { cron } from '@elysiajs/cron'
+import { Elysia } from 'elysia'
+import { errorText, type Logger } from './log.ts'
+
+export interface ScheduledJob {
+  name: string
+  /** croner pattern; six fields = with seconds */
+  pattern: string
+  run: () => Promise<unknown>
+}
+
+/**
+ * The in-process schedule as an Elysia plugin. Kept out of buildApp(): the cron plugin
+ * starts its timers as soon as it is used, and test apps must not collect on their own.
+ * `protect` skips a tick while the previous run of the same job is still going.
+ */
+export function schedulePlugin(jobs: ScheduledJob[], log: Logger) {
+  let app = new Elysia({ name: 'schedule' }) as Elysia
+  for (const job of jobs) {
+    app = app.use(
+      cron({
+        name: job.name,
+        pattern: job.pattern,
+        timezone: 'UTC',
+        protect: true,
+        catch: (err: unknown) => log.error('scheduled job failed', { job: job.name, error: errorText(err) }),
+        async run() {
+          try {
+            await job.run()
+          } catch (err) {
+            log.error('scheduled job failed', { job: job.name, error: errorText(err) })
+          }
+        },
+      }) as unknown as Elysia,
+    )
+  }
+  return app
+}
+
+/** Stop every job of an app that used schedulePlugin (no new ticks start after this). */
+export function stopSchedule(app: { store: unknown }) {
+  const jobs = (app.store as { cron?: Record<string, { stop(): void }> }).cron ?? {}
+  for (const job of Object.values(jobs)) job.stop()
+}

@@ -1,0 +1,54 @@
+import { describe, expect, test } from 'bun:test'
+import { ConfigError, loadConfig } from '../src/config.ts'
+
+describe('config', () => {
+  test('defaults: embedded database, port 3000, war 801, schedule on', () => {
+    const c = loadConfig({})
+    expect(c.databaseUrl).toBeUndefined()
+    expect(c.dataDir).toBe('./data')
+    expect(c.port).toBe(3000)
+    expect(c.warId).toBe(801)
+    expect(c.scheduleEnabled).toBe(true)
+    expect(c.fullStatusCron).toBe('*/5 * * * *')
+    expect(c.collectorSecret).toBeUndefined()
+  })
+
+  test('reads and converts values; empty strings count as unset; trailing slashes go', () => {
+    const c = loadConfig({ PORT: '8080', WAR_ID: '802', SCHEDULE_ENABLED: 'false', UPSTREAM_URL: 'http://127.0.0.1:4010/upstream/api/', COLLECTOR_SECRET: '' })
+    expect(c.port).toBe(8080)
+    expect(c.warId).toBe(802)
+    expect(c.scheduleEnabled).toBe(false)
+    expect(c.upstreamUrl).toBe('http://127.0.0.1:4010/upstream/api')
+    expect(c.collectorSecret).toBeUndefined()
+  })
+
+  const bad: [string, Record<string, string>][] = [
+    ['PORT', { PORT: 'eighty' }],
+    ['PORT', { PORT: '70000' }],
+    ['WAR_ID', { WAR_ID: '-1' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
+    ['UPSTREAM_URL', { UPSTREAM_URL: 'not a url' }],
+    ['SCHEDULE_ENABLED', { SCHEDULE_ENABLED: 'maybe' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['FULL_STATUS_CRON', { FULL_STATUS_CRON: 'often' }],
+  ]
+  for (const [name, env] of bad) {
+    test(`a bad ${name} (${JSON.stringify(Object.values(env)[0])}) fails with one line naming it`, () => {
+      let err: unknown
+      try {
+        loadConfig(env)
+      } catch (e) {
+        err = e
+      }
+      expect(err).toBeInstanceOf(ConfigError)
+      const message = (err as Error).message
+      expect(message).toStartWith('invalid configuration: ')
+      expect(message).toContain(`${name}=`)
+      expect(message).not.toContain('\n')
+    })
+  }
+
+  test('several bad values are all named', () => {
+    expect(() => loadConfig({ PORT: 'x', WAR_ID: 'y' })).toThrow(/PORT=.*WAR_ID=/)
+  })
+})

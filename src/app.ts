@@ -1,0 +1,37 @@
+import { Elysia } from 'elysia'
+import type { Config } from './config.ts'
+import type { Sql } from './db/connect.ts'
+import type { DatabaseInfo } from './db/edition.ts'
+import { errorHandling } from './http/errors.ts'
+import type { Logger } from './log.ts'
+import { collectRoutes } from './routes/collect.ts'
+import { healthRoutes } from './routes/health.ts'
+import { throttleRoutes } from './routes/throttle.ts'
+import type { Feeds } from './upstream/feeds.ts'
+
+export interface AppDeps {
+  config: Config
+  sql: Sql
+  db: DatabaseInfo & { embedded: boolean }
+  log: Logger
+  feeds: Feeds
+  isShuttingDown?: () => boolean
+}
+
+/**
+ * The whole HTTP surface, built from plugins, with no timers and no listen(): tests call
+ * `buildApp(deps).handle(request)`; main.ts adds the schedule and listens.
+ */
+export function buildApp(deps: AppDeps) {
+  const { sql, db, log, feeds, config } = deps
+  return new Elysia()
+    .use(errorHandling(log))
+    .use(healthRoutes({ sql, db, isShuttingDown: deps.isShuttingDown ?? (() => false) }))
+    .use(
+      new Elysia({ prefix: '/api/v1' })
+        .use(throttleRoutes(feeds.upstream))
+        .use(collectRoutes({ sql, feeds, log, config, collectorSecret: config.collectorSecret })),
+    )
+}
+
+export type App = ReturnType<typeof buildApp>

@@ -1,0 +1,63 @@
+import { buildApp } from './app.ts'
+import { collectors, type CollectorName } from './collectors/index.ts'
+import { ConfigError, loadConfig } from './config.ts'
+import { openDatabase } from './db/index.ts'
+import { refreshRollups } from './db/rollups.ts'
+import { createLogger, errorText } from './log.ts'
+import { schedulePlugin, stopSchedule, type ScheduledJob } from './schedule.ts'
+import { createFeeds } from './upstream/feeds.ts'
+
+/** Composition root: config -> database -> feeds -> app -> schedule -> listen; signals. */
+async function main() {
+  let config
+  try {
+    config = loadConfig()
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`)
+      process.exit(2)
+    }
+    throw err
+  }
+  const log = createLogger(config.logLevel)
+  const db = await openDatabase(config, log)
+  const feeds = createFeeds(config)
+  let shuttingDown = false
+
+  const collectorDeps = { sql: db.sql, feeds, log, config }
+  const collect = (name: CollectorName) => () => collectors[name](collectorDeps)
+  const jobs: ScheduledJob[] = [
+    // The upstream series is about every 15 s; pcstore rows are written when due (~10 min).
+    { name: 'player-count', pattern: '*/15 * * * * *', run: collect('player-count') },
+    { name: 'war-info', pattern: '5 * * * * *', run: collect('war-info') },
+    { name: 'full-status', pattern: config.fullStatusCron, run: collect('full-status') },
+    { name: 'planet-stats', pattern: '*/5 * * * *', run: collect('planet-stats') },
+    { name: 'rollup-refresh', pattern: '20 * * * * *', run: () => refreshRollups(db.sql, db.info.edition) },
+  ]
+  if (!config.collectorSecret) log.warn('COLLECTOR_SECRET is not set: POST /api/v1/collect/* is open to anyone (development only)')
+  const app = buildApp({ config, sql: db.sql, db: db.info, log, feeds, isShuttingDown: () => shuttingDown })
+  if (config.scheduleEnabled) app.use(schedulePlugin(jobs, log))
+  else log.info('schedule disabled (SCHEDULE_ENABLED=false): run collectors from an external scheduler')
+
+  app.listen({ hostname: config.host, port: config.port })
+  log.info('listening', { host: config.host, port: app.server?.port, edition: db.info.edition, embedded: db.info.embedded })
+
+  const shutdown = async (signal: string) => {
+    if (shuttingDown) return
+    shuttingDown = true
+    log.info('shutting down', { signal })
+    stopSchedule(app)
+    // stop(false) lets in-flight requests finish before the server closes.
+    await app.stop(false).catch((err) => log.warn('server stop failed', { error: errorText(err) }))
+    await db.close().catch((err) => log.warn('database close failed', { error: errorText(err) }))
+    log.info('stopped')
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+}
+
+main().catch((err) => {
+  process.stderr.write(`fatal: ${errorText(err)}\n`)
+  process.exit(1)
+})

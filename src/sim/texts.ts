@@ -1,0 +1,39 @@
+/** Dispatch and briefing texts of the simulated war, in the upstream's HDML style. */
+
+export const FLAVOR_DISPATCHES = [
+  'Super Earth High Command reminds all Helldivers that democracy is not a spectator sport.\n\nReport to your Destroyer for deployment.',
+  '<i=3>SEAF RESUPPLY</i>\nSupply lines to the front have been restored. Expect increased reinforcement budgets on active fronts.',
+  'Intercepted transmissions suggest the enemy is massing forces near our supply lines. Stay vigilant, Helldivers.',
+  'The Ministry of Truth reports record enlistment numbers this week. Every citizen is a soldier of Liberty.',
+  '<i=1>ATTENTION HELLDIVERS</i>\nThe Ministry of Science has cleared new field upgrades for requisition.',
+  'Citizens on the home front thank you for your service. Your sacrifice keeps Managed Democracy alive.',
+] as const
+
+export const ERADICATE_BRIEFS = [
+  'Aid in the Ministry of Defense\'s Weapons Efficacy Review by killing the target number of enemies.',
+  'The enemy is advancing faster than projected. Thin their numbers before they reach the colonies.',
+] as const
+
+export const LIBERATE_BRIEFS = [
+  'Liberate the designated planets and restore Managed Democracy to their citizens.',
+  'These worlds hold vital resources for the war effort. Reclaim them before it is too late.',
+] as const
+
+export const liberatedText = (planet: string) =>
+  `<i=3>${planet.toUpperCase()} LIBERATED</i>\nWell done, Helldivers. ${planet} has been returned to the care of Managed Democracy.`
+
+export const defendedText = (planet: string) =>
+  `<i=3>${planet.toUpperCase()} HELD</i>\nThe enemy assault on ${planet} has been repelled. Your efforts were essential.`
+
+export const lostText = (planet: string) =>
+  `<i=3>${planet.toUpperCase()} LOST</i>\nDespite valiant efforts, ${planet} has fallen to the enemy. We will return.`
+
+export const defendText = (planet: string) =>
+  `<i=3>DEFEND ${planet.toUpperCase()}</i>\nThe enemy has launched an invasion of ${planet}. Hold the line until SEAF reinforcements arrive.`
+
+export const newOrderText = (brief: string) => `NEW MAJOR ORDER\n${brief}`
+
+export const orderEndText = (won: boolean) =>
+  won
+    ? 'MAJOR ORDER COMPLETE\nHigh Command commends every Helldiver who answered the call.'
+    : 'MAJOR ORDER FAILED\nThe objective was not met in time. The enemy will not wait for us to regroup.'

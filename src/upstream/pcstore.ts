@@ -1,0 +1,64 @@
+import { UpstreamUnavailableError } from './errors.ts'
+import { fetchJson, type FetchLike } from './http.ts'
+import { parsePcstorePlayers } from './schemas.ts'
+
+/** PC storefront app ids: game1 is the first game (2015), game2 the second. */
+export const PCSTORE_APP_IDS = { game1: 394510, game2: 553850 } as const
+export const GAME1_APP_ID = PCSTORE_APP_IDS.game1
+export const GAME2_APP_ID = PCSTORE_APP_IDS.game2
+
+export interface PcstoreClientOptions {
+  /** e.g. https://api.steampowered.com */
+  baseUrl: string
+  timeoutMs: number
+  userAgent?: string
+  fetch?: FetchLike
+}
+
+export interface PcstoreClient {
+  /** Current players of one app; throws UpstreamUnavailableError when the store has no figure. */
+  currentPlayers(appId: number): Promise<number>
+}
+
+export function createPcstoreClient(opts: PcstoreClientOptions): PcstoreClient {
+  const base = opts.baseUrl.replace(/\/+$/, '')
+  const headers: Record<string, string> = { Accept: 'application/json' }
+  if (opts.userAgent) headers['User-Agent'] = opts.userAgent
+
+  return {
+    async currentPlayers(appId: number) {
+      const body = await fetchJson({
+        feed: 'pcstore',
+        endpoint: 'players',
+        url: `${base}/ISteamUserStats/GetNumberOfCurrentPlayers/v1/?appid=${encodeURIComponent(appId)}`,
+        headers,
+        timeoutMs: opts.timeoutMs,
+        parse: parsePcstorePlayers,
+        fetch: opts.fetch,
+      })
+      const { result, player_count } = body.response
+      // result 42 ("no such app") normally comes with a 404, but one source saw it with 200.
+      if (result !== 1 || player_count === undefined) {
+        throw new UpstreamUnavailableError({
+          feed: 'pcstore',
+          endpoint: 'players',
+          reason: 'invalid_payload',
+          message: `/response: result ${result}${player_count === undefined ? ', no player_count' : ''} for app ${appId}`,
+        })
+      }
+      return player_count
+    },
+  }
+}
+
+/** Both games' counts, fetched concurrently; null where the store gave no figure. */
+export async function pcstoreCounts(client: PcstoreClient): Promise<{ game1: number | null; game2: number | null }> {
+  const [game1, game2] = await Promise.allSettled([
+    client.currentPlayers(PCSTORE_APP_IDS.game1),
+    client.currentPlayers(PCSTORE_APP_IDS.game2),
+  ])
+  return {
+    game1: game1.status === 'fulfilled' ? game1.value : null,
+    game2: game2.status === 'fulfilled' ? game2.value : null,
+  }
+}

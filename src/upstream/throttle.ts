@@ -1,0 +1,117 @@
+import { UpstreamUnavailableError } from './errors.ts'
+
+/** Cache/backoff rule of the spec (section "Limits"): 15 s, +15 s per 429, cap 300 s, never lower. */
+export const THROTTLE_CONFIG = { initialTtlS: 15, backoffStepS: 15, maxTtlS: 300 } as const
+
+/** A payload plus when it was fetched from the feed (not when it was served). */
+export interface Fetched<T> {
+  data: T
+  fetchedAt: Date
+  /** True when answered from the cache; false for the answer of a request this call made or joined. */
+  fromCache: boolean
+  /** True when a cached value older than the TTL was served because the feed answered 429. */
+  stale: boolean
+}
+
+export interface EndpointStats<N extends string = string> {
+  endpoint: N
+  ttlS: number
+  /** ISO time of the last 429 that applied the backoff rule (also once the cap is reached), null before any. */
+  lastBumpAt: string | null
+  /**
+   * Epoch ms of the last successful fetch. The spec types it as an integer; we answer null
+   * before the first success, because 0 would read as "succeeded in 1970".
+   */
+  lastSuccessAt: number | null
+  /** Calls answered without starting an upstream request: fresh cache, or joined a request in flight. */
+  hits: number
+  /** Calls that started an upstream request; always ok + rateLimited + errors once settled. */
+  misses: number
+  ok: number
+  rateLimited: number
+  errors: number
+  /** hits / (hits + misses), 0 before any call. */
+  hitRate: number
+}
+
+interface Entry<T> {
+  data: T
+  fetchedAtMs: number
+}
+
+/**
+ * One upstream endpoint's response cache (keyed, e.g. by war id), its TTL backoff and its
+ * counters. Concurrent callers of one key share a single request in flight.
+ */
+export class ThrottledEndpoint<T, N extends string = string> {
+  private ttlS: number = THROTTLE_CONFIG.initialTtlS
+  private lastBumpAtMs: number | null = null
+  private lastSuccessAtMs: number | null = null
+  private readonly counts = { hits: 0, misses: 0, ok: 0, rateLimited: 0, errors: 0 }
+  private readonly cache = new Map<string, Entry<T>>()
+  private readonly inFlight = new Map<string, Promise<Fetched<T>>>()
+
+  constructor(
+    readonly name: N,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get(key: string, load: () => Promise<T>): Promise<Fetched<T>> {
+    const entry = this.cache.get(key)
+    if (entry && this.now() - entry.fetchedAtMs < this.ttlS * 1000) {
+      this.counts.hits++
+      return Promise.resolve({ data: entry.data, fetchedAt: new Date(entry.fetchedAtMs), fromCache: true, stale: false })
+    }
+    const pending = this.inFlight.get(key)
+    if (pending) {
+      this.counts.hits++
+      return pending
+    }
+    this.counts.misses++
+    const request = this.load(key, load).finally(() => this.inFlight.delete(key))
+    this.inFlight.set(key, request)
+    return request
+  }
+
+  private async load(key: string, load: () => Promise<T>): Promise<Fetched<T>> {
+    try {
+      const data = await load()
+      const at = this.now()
+      this.counts.ok++
+      this.lastSuccessAtMs = at
+      this.cache.set(key, { data, fetchedAtMs: at })
+      return { data, fetchedAt: new Date(at), fromCache: false, stale: false }
+    } catch (e) {
+      if (e instanceof UpstreamUnavailableError && e.reason === 'rate_limited') {
+        this.counts.rateLimited++
+        this.bump()
+        // A 429 says "ask less often", not "the data is wrong": keep serving what we have,
+        // as a longer TTL would have, but never anything older than the TTL cap.
+        const previous = this.cache.get(key)
+        if (previous && this.now() - previous.fetchedAtMs <= THROTTLE_CONFIG.maxTtlS * 1000) {
+          return { data: previous.data, fetchedAt: new Date(previous.fetchedAtMs), fromCache: true, stale: true }
+        }
+        throw e
+      }
+      this.counts.errors++
+      throw e
+    }
+  }
+
+  private bump(): void {
+    this.ttlS = Math.min(THROTTLE_CONFIG.maxTtlS, this.ttlS + THROTTLE_CONFIG.backoffStepS)
+    this.lastBumpAtMs = this.now()
+  }
+
+  stats(): EndpointStats<N> {
+    const { hits, misses } = this.counts
+    return {
+      endpoint: this.name,
+      ttlS: this.ttlS,
+      lastBumpAt: this.lastBumpAtMs === null ? null : new Date(this.lastBumpAtMs).toISOString(),
+      lastSuccessAt: this.lastSuccessAtMs,
+      ...this.counts,
+      hitRate: hits + misses === 0 ? 0 : hits / (hits + misses),
+    }
+  }
+}

@@ -1,6 +1,7 @@
 import postgres from 'postgres'
 
 export type Sql = postgres.Sql<{}>
+export type Tx = postgres.TransactionSql<{}>
 
 export interface ConnectOptions {
   url: string

@@ -40,6 +40,8 @@ export async function createScratchDatabase(label: string): Promise<{ url: strin
 }
 
 export interface TestDatabase extends Database {
+  /** URL of the scratch database (TimescaleDB only: the embedded one is a single session). */
+  url?: string
   /** Drops the scratch database too, when there is one. */
   dispose(): Promise<void>
 }
@@ -48,7 +50,7 @@ export interface TestDatabase extends Database {
 export async function openTimescaleTestDatabase(label: string, opts: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const scratch = await createScratchDatabase(label)
   const db = await openDatabase({ databaseUrl: scratch.url, dataDir: '', dbPoolMax: 10, dbStatementTimeoutMs: 30_000 }, silentLogger, opts)
-  return { ...db, async dispose() { await db.close(); await scratch.drop() } }
+  return { ...db, url: scratch.url, async dispose() { await db.close(); await scratch.drop() } }
 }
 
 /** A migrated in-memory embedded database (PGlite), the zero-setup default. */

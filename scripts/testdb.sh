@@ -1,0 +1,380 @@
+#!/usr/bin/env bash
+# Throwaway real TimescaleDB for tests: PostgreSQL 17 + TimescaleDB (Apache-2 edition) from
+# Debian 13 (trixie), run inside a cached debootstrap chroot on a Debian host (no Docker).
+#
+#   scripts/testdb.sh start    build the chroot if needed (cached), start a fresh cluster,
+#                              print ONLY its URL on stdout (progress goes to stderr).
+#                              Idempotent: if this instance already runs, print its URL.
+#   scripts/testdb.sh stop     stop this instance's cluster and delete its data dir.
+#   scripts/testdb.sh status   print "running" or "stopped".
+#
+# Environment:
+#   TESTDB_CHROOT      chroot dir (default /var/tmp/gws-timescaledb-trixie), outside the repo
+#   TESTDB_PORT        preferred port (default 54329); the next free one is used if busy
+#   TESTDB_NAME        instance name (default "default"); scripts/test.sh uses one per run so
+#                      concurrent test runs never share or stop each other's cluster
+#   TESTDB_OWNER_PID   optional pid owning the instance; once that pid is gone, the next
+#                      `start` of any instance stops the orphaned cluster
+#
+# Exit codes: 0 ok; 3 cannot run here (one line on stderr says why and what to do); 1 error.
+set -euo pipefail
+
+export PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:${PATH:-}"
+
+CHROOT="${TESTDB_CHROOT:-/var/tmp/gws-timescaledb-trixie}"
+CHROOT="${CHROOT%/}"
+PREFERRED_PORT="${TESTDB_PORT:-54329}"
+NAME="${TESTDB_NAME:-default}"
+OWNER_PID="${TESTDB_OWNER_PID:-}"
+SUITE=trixie
+PGVER=17
+PGBIN="/usr/lib/postgresql/${PGVER}/bin"
+STAMP_NAME=".gws-testdb-complete"
+LOCK_FILE="${CHROOT}.lock"
+LOCK_WAIT="${TESTDB_LOCK_WAIT:-1200}"
+BUILD_TMP=""
+CHROOT_BIN=$(command -v chroot || true)
+
+log() { printf 'testdb: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+unavailable() {
+  local how="set TEST_DATABASE_URL, e.g. 'docker compose up -d db' then"
+  how+=" 'TEST_DATABASE_URL=postgres://postgres:postgres@localhost:5432/postgres npm test'"
+  printf 'testdb: cannot run a TimescaleDB here (%s); point the tests at a database instead: %s\n' "$*" "$how" >&2
+  exit 3
+}
+
+usage() { echo "usage: $0 start|stop|status" >&2; exit 2; }
+
+[[ $NAME =~ ^[A-Za-z0-9_.-]+$ ]] || die "TESTDB_NAME must match [A-Za-z0-9_.-]+ (got '$NAME')"
+if ! [[ $PREFERRED_PORT =~ ^[0-9]+$ ]] || ((PREFERRED_PORT < 1024 || PREFERRED_PORT > 65000)); then
+  die "TESTDB_PORT must be a number in 1024..65000 (got '$PREFERRED_PORT')"
+fi
+[[ -z $OWNER_PID || $OWNER_PID =~ ^[0-9]+$ ]] || die "TESTDB_OWNER_PID must be a pid"
+
+# ---------------------------------------------------------------- helpers
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# Run a command inside the chroot as the chroot's postgres user, with a clean environment.
+# fd 9 (the lock) is closed so a server started this way never inherits the lock.
+in_chroot() {
+  env -i PATH=/usr/bin:/bin LC_ALL=C.UTF-8 LANG=C.UTF-8 HOME=/var/lib/postgresql PGTZ=UTC \
+    "$CHROOT_BIN" --userspec=postgres:postgres "$CHROOT" "$@" 9>&-
+}
+
+chroot_real() { readlink -f -- "$CHROOT"; }
+
+# A process is alive if it exists and is not a zombie.
+pid_alive() {
+  local pid=$1 state
+  [[ -r /proc/$pid/status ]] || return 1
+  state=$(awk '/^State:/ { print $2; exit }' "/proc/$pid/status" 2>/dev/null || true)
+  [[ -n $state && $state != Z ]]
+}
+
+# Postmaster pid of DATA (host path) if it is alive AND runs inside our chroot; else fails.
+postmaster_pid() {
+  local data=$1 pid root
+  [[ -f $data/postmaster.pid ]] || return 1
+  pid=$(head -n1 "$data/postmaster.pid" 2>/dev/null || true)
+  [[ $pid =~ ^[0-9]+$ ]] || return 1
+  pid_alive "$pid" || return 1
+  root=$(readlink "/proc/$pid/root" 2>/dev/null || true)
+  if [[ $root != "$(chroot_real)" ]]; then
+    log "pid $pid from $data/postmaster.pid runs outside $CHROOT (root: ${root:-?}): leaving it alone"
+    return 1
+  fi
+  echo "$pid"
+}
+
+# Unmount anything mounted below DIR (an interrupted debootstrap can leave proc/sys mounted),
+# then delete DIR without crossing file systems.
+safe_rm() {
+  local dir=$1 m
+  [[ -n $dir && $dir != / && -e $dir ]] || return 0
+  while read -r m; do
+    umount -l -- "$m" 2>/dev/null || log "warning: could not unmount $m"
+  done < <(awk -v d="$dir" '$2 == d || index($2, d "/") == 1 { print $2 }' /proc/self/mounts | sort -r)
+  rm -rf --one-file-system -- "$dir"
+}
+
+port_in_use() {
+  local port=$1
+  # Connecting succeeds only if something listens there (refused immediately otherwise).
+  timeout 3 bash -c ": </dev/tcp/127.0.0.1/$port" 2>/dev/null
+}
+
+url_for() { printf 'postgres://postgres@127.0.0.1:%s/postgres\n' "$1"; }
+
+state_file() { printf '%s/var/tmp/gws-testdb-%s.state' "$CHROOT" "$1"; }
+data_rel() { printf '/var/tmp/gws-data-%s' "$1"; }          # path inside the chroot
+data_host() { printf '%s%s' "$CHROOT" "$(data_rel "$1")"; }  # same path on the host
+
+# Reads "port owner" of instance $1 into STATE_PORT / STATE_OWNER; fails if none.
+read_state() {
+  local f
+  f=$(state_file "$1")
+  STATE_PORT=""; STATE_OWNER=""
+  [[ -f $f ]] || return 1
+  read -r STATE_PORT STATE_OWNER <"$f" || true
+  [[ $STATE_PORT =~ ^[0-9]+$ ]]
+}
+
+# Succeeds (printing the port) if instance $1 has a live postmaster in its own data dir.
+instance_running() {
+  local name=$1 data
+  read_state "$name" || return 1
+  data=$(data_host "$STATE_PORT")
+  [[ -f $data/gws-testdb-instance && $(cat "$data/gws-testdb-instance") == "$name" ]] || return 1
+  postmaster_pid "$data" >/dev/null || return 1
+  echo "$STATE_PORT"
+}
+
+# Stop the cluster in data dir of PORT (signalling only a verified postmaster), delete it.
+stop_data() {
+  local port=$1 data pid i
+  data=$(data_host "$port")
+  if pid=$(postmaster_pid "$data"); then
+    log "stopping postmaster $pid (port $port)"
+    kill -INT "$pid" 2>/dev/null || true              # fast shutdown
+    for ((i = 0; i < 300; i++)); do pid_alive "$pid" || break; sleep 0.1; done
+    if pid_alive "$pid"; then
+      log "postmaster $pid still up after 30 s: immediate shutdown"
+      kill -QUIT "$pid" 2>/dev/null || true
+      for ((i = 0; i < 100; i++)); do pid_alive "$pid" || break; sleep 0.1; done
+    fi
+    pid_alive "$pid" && die "postmaster $pid did not stop; data dir $data kept"
+  fi
+  safe_rm "$data"
+}
+
+stop_instance() {
+  local name=$1
+  if read_state "$name"; then
+    local data
+    data=$(data_host "$STATE_PORT")
+    # Only touch the data dir if it still belongs to this instance.
+    if [[ -f $data/gws-testdb-instance && $(cat "$data/gws-testdb-instance") == "$name" ]]; then
+      stop_data "$STATE_PORT"
+    fi
+  fi
+  rm -f -- "$(state_file "$name")"
+}
+
+# Stop clusters whose owner process (TESTDB_OWNER_PID of the run that started them) is gone,
+# e.g. after a test run was killed before its trap could stop them.
+gc_orphans() {
+  local f name
+  shopt -s nullglob
+  for f in "$CHROOT"/var/tmp/gws-testdb-*.state; do
+    name=${f##*/gws-testdb-}; name=${name%.state}
+    read_state "$name" || { rm -f -- "$f"; continue; }
+    if [[ -n $STATE_OWNER ]] && ! pid_alive "$STATE_OWNER"; then
+      log "instance '$name' (port $STATE_PORT): owner $STATE_OWNER is gone; stopping it"
+      stop_instance "$name"
+    fi
+  done
+  shopt -u nullglob
+}
+
+require_host() {
+  [[ $(uname -s) == Linux ]] || unavailable "not Linux"
+  [[ $(id -u) -eq 0 ]] || unavailable "needs root for chroot, running as $(id -un)"
+  [[ -n $CHROOT_BIN ]] || unavailable "no chroot command"
+  command -v flock >/dev/null || unavailable "no flock command"
+}
+
+take_lock() {
+  mkdir -p -- "$(dirname -- "$CHROOT")"
+  exec 9>>"$LOCK_FILE"
+  if ! flock -n 9; then
+    log "waiting for another testdb.sh holding $LOCK_FILE (up to ${LOCK_WAIT}s)"
+    flock -w "$LOCK_WAIT" 9 || die "timed out waiting for $LOCK_FILE"
+  fi
+}
+
+on_exit() {
+  if [[ -n $BUILD_TMP && -e $BUILD_TMP ]]; then
+    log "removing unfinished build $BUILD_TMP"
+    safe_rm "$BUILD_TMP"
+  fi
+}
+trap on_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ---------------------------------------------------------------- chroot build
+
+ensure_debootstrap() {
+  command -v debootstrap >/dev/null && return 0
+  if ! command -v apt-get >/dev/null || [[ ! -f /etc/debian_version ]]; then
+    unavailable "no debootstrap and no Debian apt-get to install it"
+  fi
+  log "installing debootstrap with apt-get"
+  {
+    DEBIAN_FRONTEND=noninteractive apt-get update -q \
+      && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap
+  } </dev/null >&2 || unavailable "apt-get could not install debootstrap"
+  command -v debootstrap >/dev/null || unavailable "debootstrap still missing after apt-get install"
+}
+
+ensure_chroot() {
+  [[ -f $CHROOT/$STAMP_NAME ]] && return 0
+  ensure_debootstrap
+  local d t0 blog
+  shopt -s nullglob
+  for d in "$CHROOT".build.*; do
+    if [[ -d $d ]]; then
+      log "removing leftover unfinished build $d"
+      safe_rm "$d"
+    else
+      rm -f -- "$d"                # its build log
+    fi
+  done
+  shopt -u nullglob
+  if [[ -e $CHROOT ]]; then
+    log "$CHROOT exists without $STAMP_NAME (unfinished/foreign); removing it"
+    safe_rm "$CHROOT"
+  fi
+  BUILD_TMP=$(mktemp -d "$CHROOT.build.XXXXXX")
+  chmod 0755 "$BUILD_TMP"    # mktemp makes it 0700: the chroot's postgres user must traverse /
+  blog="$BUILD_TMP.log"
+  t0=$(now)
+  log "building $SUITE chroot with postgresql-$PGVER + timescaledb into $BUILD_TMP (log: $blog); ~1 min"
+  if ! debootstrap --variant=minbase --include="postgresql-$PGVER,postgresql-$PGVER-timescaledb" \
+      "$SUITE" "$BUILD_TMP" </dev/null >"$blog" 2>&1 9>&-; then
+    tail -n 25 "$blog" >&2
+    die "debootstrap failed (full log: $blog)"
+  fi
+  # Leave no mounts behind, then drop what a test server never reads.
+  local m
+  while read -r m; do umount -l -- "$m" || true; done \
+    < <(awk -v d="$BUILD_TMP" 'index($2, d "/") == 1 { print $2 }' /proc/self/mounts | sort -r)
+  # Cluster "main" created by postgresql-common's postinst: never used (we initdb our own).
+  rm -rf -- "$BUILD_TMP/var/lib/postgresql/$PGVER/main" "$BUILD_TMP/etc/postgresql/$PGVER/main"
+  rm -rf -- "$BUILD_TMP"/var/cache/apt/archives/*.deb "$BUILD_TMP"/var/cache/apt/*.bin \
+    "$BUILD_TMP"/var/lib/apt/lists/* "$BUILD_TMP"/var/cache/debconf/*-old \
+    "$BUILD_TMP"/usr/share/doc/* "$BUILD_TMP"/usr/share/man/* "$BUILD_TMP"/usr/share/info/* \
+    "$BUILD_TMP"/usr/share/locale/* "$BUILD_TMP"/var/log/*.log "$BUILD_TMP"/var/log/apt/*
+  [[ -x $BUILD_TMP$PGBIN/postgres ]] || die "build has no $PGBIN/postgres"
+  compgen -G "$BUILD_TMP/usr/lib/postgresql/$PGVER/lib/timescaledb*.so" >/dev/null \
+    || die "build has no timescaledb library"
+  {
+    echo "built $(date -u +%FT%TZ) by scripts/testdb.sh"
+    chroot "$BUILD_TMP" dpkg-query -W "postgresql-$PGVER" "postgresql-$PGVER-timescaledb" 2>/dev/null || true
+  } >"$BUILD_TMP/$STAMP_NAME"
+  mv -T -- "$BUILD_TMP" "$CHROOT"        # atomic: the chroot appears complete or not at all
+  BUILD_TMP=""
+  rm -f -- "$blog"
+  log "chroot ready in $(elapsed "$t0")s ($(du -sh "$CHROOT" 2>/dev/null | cut -f1)): $CHROOT"
+}
+
+# ---------------------------------------------------------------- cluster
+
+# Try to create and start a fresh cluster on PORT. Returns 0 started, 10 port taken, 1 error.
+start_on_port() {
+  local port=$1 rel data
+  rel=$(data_rel "$port"); data=$(data_host "$port")
+  if [[ -e $data ]]; then
+    if postmaster_pid "$data" >/dev/null; then return 10; fi
+    log "removing stale data dir $data"
+    safe_rm "$data"
+  fi
+  in_chroot "$PGBIN/initdb" -D "$rel" -U postgres -A trust -E UTF8 --locale=C.UTF-8 \
+    </dev/null >"$CHROOT/var/tmp/gws-initdb-$port.log" 2>&1 \
+    || { cat "$CHROOT/var/tmp/gws-initdb-$port.log" >&2; rm -f -- "$CHROOT/var/tmp/gws-initdb-$port.log"; safe_rm "$data"; return 1; }
+  rm -f -- "$CHROOT/var/tmp/gws-initdb-$port.log"
+  printf '%s\n' "$NAME" >"$data/gws-testdb-instance"
+  cat >>"$data/postgresql.conf" <<EOF
+
+# --- scripts/testdb.sh: throwaway test cluster ---
+listen_addresses = '127.0.0.1'
+port = $port
+unix_socket_directories = '$rel'
+shared_preload_libraries = 'timescaledb'
+timescaledb.telemetry_level = off
+jit = off
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+max_connections = 200
+EOF
+  if ! in_chroot "$PGBIN/pg_ctl" -D "$rel" -l "$rel/server.log" -w -t 60 start </dev/null >/dev/null 2>&1; then
+    if grep -qE 'could not bind|Address already in use|could not create any TCP/IP sockets' "$data/server.log" 2>/dev/null; then
+      safe_rm "$data"
+      return 10
+    fi
+    tail -n 25 "$data/server.log" >&2 || true
+    stop_data "$port"
+    return 1
+  fi
+  return 0
+}
+
+cmd_start() {
+  local t0 port rc tries version
+  t0=$(now)
+  require_host
+  take_lock
+  ensure_chroot
+  gc_orphans
+  if port=$(instance_running "$NAME"); then
+    log "instance '$NAME' already running on port $port"
+    url_for "$port"
+    return 0
+  fi
+  stop_instance "$NAME"      # clear stale state of a crashed earlier run
+  port=$PREFERRED_PORT
+  for ((tries = 0; ; tries++)); do
+    ((tries < 50 && port <= 65000)) || die "no free port in $PREFERRED_PORT..$port"
+    if port_in_use "$port"; then
+      port=$((port + 1)); continue
+    fi
+    rc=0; start_on_port "$port" || rc=$?
+    case $rc in
+      0) break ;;
+      10) port=$((port + 1)) ;;
+      *) die "could not start PostgreSQL $PGVER on port $port" ;;
+    esac
+  done
+  [[ $port == "$PREFERRED_PORT" ]] || log "port $PREFERRED_PORT busy; using $port"
+  printf '%s %s\n' "$port" "$OWNER_PID" >"$(state_file "$NAME")"
+  # Verify the server answers over TCP (as the host will) and offers timescaledb.
+  version=$(in_chroot "$PGBIN/psql" -X -At -h 127.0.0.1 -p "$port" -U postgres -d postgres \
+    -c "SELECT default_version FROM pg_available_extensions WHERE name = 'timescaledb'" </dev/null 2>&1) \
+    || { log "$version"; stop_instance "$NAME"; die "server on port $port does not answer"; }
+  [[ -n $version ]] || { stop_instance "$NAME"; die "timescaledb extension not available"; }
+  log "PostgreSQL $PGVER + timescaledb $version ready on port $port (instance '$NAME', $(elapsed "$t0")s)"
+  url_for "$port"
+}
+
+cmd_stop() {
+  require_host
+  [[ -d $CHROOT ]] || { log "no chroot at $CHROOT: nothing to stop"; return 0; }
+  take_lock
+  if read_state "$NAME"; then
+    stop_instance "$NAME"
+    log "instance '$NAME' stopped"
+  else
+    log "instance '$NAME' not running"
+  fi
+}
+
+cmd_status() {
+  local port
+  if [[ -d $CHROOT/var/tmp ]] && port=$(instance_running "$NAME" 2>/dev/null); then
+    log "instance '$NAME': $(url_for "$port")"
+    echo running
+  else
+    echo stopped
+  fi
+}
+
+case "${1:-}" in
+  start) cmd_start ;;
+  stop) cmd_stop ;;
+  status) cmd_status ;;
+  *) usage ;;
+esac

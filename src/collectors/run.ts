@@ -1,0 +1,83 @@
+import type { Config } from '../config.ts'
+import type { Sql, Tx } from '../db/connect.ts'
+import { errorText, type Logger } from '../log.ts'
+import type { Feeds } from '../upstream/feeds.ts'
+
+export const COLLECTOR_NAMES = ['player-count', 'war-info', 'full-status', 'planet-stats'] as const
+export type CollectorName = (typeof COLLECTOR_NAMES)[number]
+
+export interface CollectorDeps {
+  sql: Sql
+  feeds: Feeds
+  log: Logger
+  config: Pick<Config, 'warId'>
+}
+
+export interface CollectorOptions {
+  warId?: number
+  /** Overrides the clock (tests, backfills). */
+  now?: Date
+}
+
+/**
+ * What one run did. `outcome`:
+ * - `written`: at least one row was written;
+ * - `unchanged`: the feeds had nothing new (same tick, same counters);
+ * - `locked`: another process holds this collector's lock and is running it now.
+ */
+export interface CollectorSummary {
+  collector: CollectorName
+  warId: number | null
+  outcome: 'written' | 'unchanged' | 'locked'
+  written: Record<string, number>
+  unchanged: Record<string, number>
+  durationMs: number
+}
+
+/** A collector's write phase: runs inside one transaction holding the collector's lock. */
+export type WritePhase = (tx: Tx) => Promise<{ written: Record<string, number>; unchanged?: Record<string, number | undefined> }>
+
+/**
+ * Run a collector's write phase exactly once across every replica: one transaction,
+ * guarded by a per-collector advisory lock taken without waiting. Feeds are fetched
+ * before (no connection is held during network calls); whatever fails, the transaction
+ * rolls back and nothing of the tick is left behind.
+ */
+export async function runWritePhase(
+  deps: CollectorDeps,
+  collector: CollectorName,
+  warId: number | null,
+  startedAt: number,
+  write: WritePhase,
+): Promise<CollectorSummary> {
+  const result = await deps.sql.begin(async (tx) => {
+    const [lock] = await tx<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtext(${'collector:' + collector})) AS ok`
+    if (!lock?.ok) return null
+    return write(tx)
+  })
+  const summary: CollectorSummary = {
+    collector,
+    warId,
+    outcome: result === null ? 'locked' : Object.values(result.written).some((n) => n > 0) ? 'written' : 'unchanged',
+    written: result?.written ?? {},
+    unchanged: Object.fromEntries(Object.entries(result?.unchanged ?? {}).filter((e): e is [string, number] => e[1] !== undefined)),
+    durationMs: Math.round(performance.now() - startedAt),
+  }
+  return summary
+}
+
+/** One structured log line per run, success or failure. */
+export async function logged<T extends CollectorSummary>(log: Logger, collector: CollectorName, run: () => Promise<T>): Promise<T> {
+  const t0 = performance.now()
+  try {
+    const summary = await run()
+    log.info('collector run', { ...(summary as CollectorSummary) })
+    return summary
+  } catch (err) {
+    log.warn('collector run failed', { collector, durationMs: Math.round(performance.now() - t0), outcome: 'failed', error: errorText(err) })
+    throw err
+  }
+}
+
+/** Rows to JSON for `jsonb_to_recordset`: one parameter however many rows. */
+export const asJson = (rows: unknown[]) => JSON.stringify(rows)

@@ -1,0 +1,31 @@
+import { startSimulator, type Simulator } from '../../src/sim/server.ts'
+import { createCommunityClient } from '../../src/upstream/community.ts'
+import { createUpstreamClient } from '../../src/upstream/client.ts'
+import type { Feeds } from '../../src/upstream/feeds.ts'
+import { createPcstoreClient } from '../../src/upstream/pcstore.ts'
+
+/**
+ * A simulator whose war moves only when the test says so (speed 0), and feed clients
+ * whose cache clock the test controls: `later(s)` moves both the war and the clients'
+ * clock, so the next fetch is a fresh upstream answer.
+ */
+export async function simulatedFeeds(seed = 7, timeoutMs = 1500) {
+  const sim: Simulator = startSimulator({ port: 0, seed, speed: 0 })
+  let offsetMs = 0
+  const now = () => Date.now() + offsetMs
+  const feeds: Feeds = {
+    upstream: createUpstreamClient({ baseUrl: sim.upstreamUrl, timeoutMs, userAgent: 'gws-test', now }),
+    community: createCommunityClient({ baseUrl: sim.communityUrl, timeoutMs, superClient: 'gws-test', superContact: 'test@example.invalid', now }),
+    pcstore: createPcstoreClient({ baseUrl: sim.pcstoreUrl, timeoutMs }),
+  }
+  return {
+    sim,
+    feeds,
+    /** Advance the war by `seconds` and the client cache clock past every TTL. */
+    later(seconds: number) {
+      sim.control.advance(seconds)
+      offsetMs += Math.max(seconds, 301) * 1000
+    },
+    stop: () => sim.stop(),
+  }
+}

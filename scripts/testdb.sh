@@ -44,7 +44,7 @@ unavailable() {
   exit 3
 }
 
-usage() { echo "usage: $0 start|stop|status" >&2; exit 2; }
+usage() { echo "usage: $0 start|stop|status|pause|resume" >&2; exit 2; }
 
 [[ $NAME =~ ^[A-Za-z0-9_.-]+$ ]] || die "TESTDB_NAME must match [A-Za-z0-9_.-]+ (got '$NAME')"
 if ! [[ $PREFERRED_PORT =~ ^[0-9]+$ ]] || ((PREFERRED_PORT < 1024 || PREFERRED_PORT > 65000)); then
@@ -372,8 +372,30 @@ cmd_status() {
   fi
 }
 
+# Outage drills for tests: stop the server but keep its data, then start it again on the
+# same port (stop/start would throw the data away).
+cmd_pause() {
+  require_host
+  read_state "$NAME" || die "instance '$NAME' not started"
+  in_chroot "$PGBIN/pg_ctl" -D "$(data_rel "$STATE_PORT")" -m fast -w -t 30 stop </dev/null >/dev/null 2>&1 \
+    || die "could not pause instance '$NAME'"
+  log "instance '$NAME' paused (data kept)"
+}
+
+cmd_resume() {
+  require_host
+  read_state "$NAME" || die "instance '$NAME' not started"
+  local rel
+  rel=$(data_rel "$STATE_PORT")
+  in_chroot "$PGBIN/pg_ctl" -D "$rel" -l "$rel/server.log" -w -t 60 start </dev/null >/dev/null 2>&1 \
+    || die "could not resume instance '$NAME'"
+  log "instance '$NAME' resumed on port $STATE_PORT"
+}
+
 case "${1:-}" in
   start) cmd_start ;;
+  pause) cmd_pause ;;
+  resume) cmd_resume ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
   *) usage ;;

@@ -3,9 +3,12 @@ import type { Config } from './config.ts'
 import type { Sql } from './db/connect.ts'
 import type { DatabaseInfo } from './db/edition.ts'
 import { errorHandling } from './http/errors.ts'
+import { securityPolicy } from './http/security.ts'
 import type { Logger } from './log.ts'
 import { collectRoutes } from './routes/collect.ts'
 import { healthRoutes } from './routes/health.ts'
+import { openapiDocs } from './routes/openapi.ts'
+import { readRoutes } from './routes/index.ts'
 import { throttleRoutes } from './routes/throttle.ts'
 import type { Feeds } from './upstream/feeds.ts'
 
@@ -25,11 +28,14 @@ export interface AppDeps {
 export function buildApp(deps: AppDeps) {
   const { sql, db, log, feeds, config } = deps
   return new Elysia()
+    .use(securityPolicy())
     .use(errorHandling(log))
+    .use(openapiDocs())
     .use(healthRoutes({ sql, db, isShuttingDown: deps.isShuttingDown ?? (() => false) }))
     .use(
       new Elysia({ prefix: '/api/v1' })
         .use(throttleRoutes(feeds.upstream))
+        .use(readRoutes(deps))
         .use(collectRoutes({ sql, feeds, log, config, collectorSecret: config.collectorSecret })),
     )
 }

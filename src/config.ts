@@ -35,6 +35,10 @@ export const EnvSchema = T.Object({
   CLIENT_CONTACT: T.String({ minLength: 1, default: 'ops@example.invalid', description: 'Sent as X-Super-Contact' }),
   SCHEDULE_ENABLED: Flag('Run collectors on the in-process schedule', true),
   FULL_STATUS_CRON: Cron('Cadence of the full-status collector', '*/5 * * * *'),
+  BACKLOG_MAX_TICKS: T.Integer({
+    minimum: 0, maximum: 100_000, default: 240,
+    description: 'Scheduled ticks kept per collector while the database is down (0 = none)',
+  }),
   LOG_LEVEL: T.Union(
     [T.Literal('debug'), T.Literal('info'), T.Literal('warn'), T.Literal('error'), T.Literal('silent')],
     { default: 'info', description: 'Minimum level of the JSON log lines on stdout' },
@@ -60,6 +64,7 @@ export interface Config {
   readonly clientContact: string
   readonly scheduleEnabled: boolean
   readonly fullStatusCron: string
+  readonly backlogMaxTicks: number
   readonly logLevel: Env['LOG_LEVEL']
   readonly dbPoolMax: number
   readonly dbStatementTimeoutMs: number
@@ -110,6 +115,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     clientContact: e.CLIENT_CONTACT,
     scheduleEnabled: flag(e.SCHEDULE_ENABLED),
     fullStatusCron: e.FULL_STATUS_CRON,
+    backlogMaxTicks: e.BACKLOG_MAX_TICKS,
     logLevel: e.LOG_LEVEL,
     dbPoolMax: e.DB_POOL_MAX,
     dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,

@@ -1,4 +1,6 @@
 import { buildApp } from './app.ts'
+import { MAX_BODY_BYTES } from './http/security.ts'
+import { scheduledRun, WriteBacklog } from './collectors/backlog.ts'
 import { collectors, type CollectorName } from './collectors/index.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { openDatabase } from './db/index.ts'
@@ -24,8 +26,11 @@ async function main() {
   const feeds = createFeeds(config)
   let shuttingDown = false
 
-  const collectorDeps = { sql: db.sql, feeds, log, config }
-  const collect = (name: CollectorName) => () => collectors[name](collectorDeps)
+  // Scheduled ticks that found the database down are kept (bounded) and written first
+  // at the next run of the same collector.
+  const backlog = new WriteBacklog(config.backlogMaxTicks, log)
+  const collectorDeps = { sql: db.sql, feeds, log, config, backlog }
+  const collect = (name: CollectorName) => () => scheduledRun(collectors[name], name, collectorDeps)
   const jobs: ScheduledJob[] = [
     // The upstream series is about every 15 s; pcstore rows are written when due (~10 min).
     { name: 'player-count', pattern: '*/15 * * * * *', run: collect('player-count') },
@@ -39,7 +44,7 @@ async function main() {
   if (config.scheduleEnabled) app.use(schedulePlugin(jobs, log))
   else log.info('schedule disabled (SCHEDULE_ENABLED=false): run collectors from an external scheduler')
 
-  app.listen({ hostname: config.host, port: config.port })
+  app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_BODY_BYTES })
   log.info('listening', { host: config.host, port: app.server?.port, edition: db.info.edition, embedded: db.info.embedded })
 
   const shutdown = async (signal: string) => {

@@ -122,6 +122,6 @@ export function collectFullStatus(deps: CollectorDeps, opts: CollectorOptions = 
         },
         unchanged: { tick: 0, dispatches: dispatchRows.length - dispatches.count },
       }
-    })
+    }, at)
   })
 }

@@ -58,6 +58,6 @@ export function collectPlanetStats(deps: CollectorDeps, opts: CollectorOptions =
                  n.revives, n.friendlies))
         ON CONFLICT DO NOTHING`
       return { written: { planetStats: written.count }, unchanged: { planetStats: rows.length - written.count } }
-    })
+    }, at)
   })
 }

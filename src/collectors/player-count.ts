@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from '../db/connect.ts'
 import { pcstoreCounts } from '../upstream/pcstore.ts'
 import { logged, runWritePhase, type CollectorDeps, type CollectorOptions, type CollectorSummary } from './run.ts'
 
@@ -18,10 +19,15 @@ export function collectPlayerCount(deps: CollectorDeps, opts: CollectorOptions =
   return logged(deps.log, 'player-count', async () => {
     const t0 = performance.now()
     const warId = opts.warId ?? deps.config.warId
+    // With the database down, fetch pcstore anyway: the tick may be kept for later, and
+    // the write phase re-checks due-ness under the lock.
     const [due] = await deps.sql<{ due: boolean }[]>`
       SELECT coalesce(max(captured_at) <= coalesce(${opts.now ?? null}::timestamptz, now()) - ${PCSTORE_DUE_AFTER}::interval, true) AS due
       FROM player_count_snapshots
-      WHERE game_name = 'Game 2' AND source = 'pcstore' AND captured_at > now() - interval '1 day'`
+      WHERE game_name = 'Game 2' AND source = 'pcstore' AND captured_at > now() - interval '1 day'`.catch((err) => {
+      if (isDatabaseUnavailable(err)) return [{ due: true }]
+      throw err
+    })
     const [status, pcstore] = await Promise.all([
       deps.feeds.upstream.status(warId),
       due?.due ? pcstoreCounts(deps.feeds.pcstore) : Promise.resolve(null),
@@ -62,6 +68,6 @@ export function collectPlayerCount(deps: CollectorDeps, opts: CollectorOptions =
           pcstoreUnavailable: pcstore ? games.filter(([, c]) => c === null).length : 0,
         },
       }
-    })
+    }, at)
   })
 }

@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts'
-import type { Sql, Tx } from '../db/connect.ts'
+import { isDatabaseUnavailable, type Sql, type Tx } from '../db/connect.ts'
+import type { WriteBacklog } from './backlog.ts'
 import { errorText, type Logger } from '../log.ts'
 import type { Feeds } from '../upstream/feeds.ts'
 
@@ -11,6 +12,8 @@ export interface CollectorDeps {
   feeds: Feeds
   log: Logger
   config: Pick<Config, 'warId'>
+  /** Set by the schedule: ticks whose write found the database down are kept and replayed. */
+  backlog?: WriteBacklog
 }
 
 export interface CollectorOptions {
@@ -44,6 +47,24 @@ export type WritePhase = (tx: Tx) => Promise<{ written: Record<string, number>; 
  * rolls back and nothing of the tick is left behind.
  */
 export async function runWritePhase(
+  deps: CollectorDeps,
+  collector: CollectorName,
+  warId: number | null,
+  startedAt: number,
+  write: WritePhase,
+  capturedAt: Date = new Date(),
+): Promise<CollectorSummary> {
+  try {
+    return await writeOnce(deps, collector, warId, startedAt, write)
+  } catch (err) {
+    if (deps.backlog && isDatabaseUnavailable(err)) {
+      deps.backlog.add({ collector, capturedAt, write: () => writeOnce(deps, collector, warId, performance.now(), write) })
+    }
+    throw err
+  }
+}
+
+async function writeOnce(
   deps: CollectorDeps,
   collector: CollectorName,
   warId: number | null,

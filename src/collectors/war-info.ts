@@ -110,6 +110,6 @@ export function collectWarInfo(deps: CollectorDeps, opts: CollectorOptions = {})
           planetWarInfo: stateRows.length - stateWritten.count,
         },
       }
-    })
+    }, at)
   })
 }

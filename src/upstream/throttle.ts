@@ -43,6 +43,14 @@ interface Entry<T> {
  * One upstream endpoint's response cache (keyed, e.g. by war id), its TTL backoff and its
  * counters. Concurrent callers of one key share a single request in flight.
  */
+/**
+ * A caller polling at the TTL's own cadence (the 15 s player-count schedule) finds an entry
+ * a few milliseconds short of the TTL: without this allowance every other tick would be a
+ * cache hit and the 15 s series would come out at 30 s. Upstream still sees at most one
+ * request per TTL, to within this second.
+ */
+export const SCHEDULE_JITTER_MS = 1000
+
 export class ThrottledEndpoint<T, N extends string = string> {
   private ttlS: number = THROTTLE_CONFIG.initialTtlS
   private lastBumpAtMs: number | null = null
@@ -58,7 +66,7 @@ export class ThrottledEndpoint<T, N extends string = string> {
 
   get(key: string, load: () => Promise<T>): Promise<Fetched<T>> {
     const entry = this.cache.get(key)
-    if (entry && this.now() - entry.fetchedAtMs < this.ttlS * 1000) {
+    if (entry && this.now() - entry.fetchedAtMs < this.ttlS * 1000 - SCHEDULE_JITTER_MS) {
       this.counts.hits++
       return Promise.resolve({ data: entry.data, fetchedAt: new Date(entry.fetchedAtMs), fromCache: true, stale: false })
     }

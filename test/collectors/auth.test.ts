@@ -24,7 +24,7 @@ describe('collector routes and the shared secret', () => {
 
   test('with COLLECTOR_SECRET set: missing or wrong header is 401 {error} and runs nothing; the right one runs', async () => {
     const app = appWith({ COLLECTOR_SECRET: 's3cret-value' })
-    for (const headers of [{}, { 'x-collector-secret': 'nope' }, { 'x-collector-secret': 's3cret-valu' }, { 'x-collector-secret': 'S3CRET-VALUE' }]) {
+    for (const headers of [{} as Record<string, string>, { 'x-collector-secret': 'nope' }, { 'x-collector-secret': 's3cret-valu' }, { 'x-collector-secret': 'S3CRET-VALUE' }]) {
       const res = await post(app, '/collect/war-info', headers)
       expect(res.status).toBe(401)
       expect(await res.json()).toEqual({ error: 'missing or wrong x-collector-secret header' })
@@ -49,7 +49,7 @@ describe('collector routes and the shared secret', () => {
     for (const q of ['warId=abc', 'warId=0', 'warId=-3', 'warID=1.5', 'warId=99999999999']) {
       const res = await post(app, `/collect/full-status?${q}`)
       expect({ q, status: res.status }).toEqual({ q, status: 400 })
-      expect(Object.keys(await res.json())).toEqual(['error'])
+      expect(Object.keys((await res.json()) as object)).toEqual(['error'])
     }
   })
 

@@ -70,7 +70,7 @@ describeOnEachDatabase('collectors', (target) => {
     expect([...pcstore]).toEqual([{ game_name: 'Game', console_player_count: 0, same: true }, { game_name: 'Game 2', console_player_count: 0, same: true }])
 
     expect((await collectors['player-count'](deps)).outcome).toBe('unchanged')
-    expect((await counts()).player_count_snapshots).toBe(before.player_count_snapshots + 3)
+    expect((await counts()).player_count_snapshots).toBe(before.player_count_snapshots! + 3)
   })
 
   test('a new war time adds an upstream row; a frozen war adds none; pcstore waits ~10 minutes', async () => {
@@ -133,7 +133,7 @@ describeOnEachDatabase('collectors', (target) => {
       const before = await counts()
       const res = await post('/collect/full-status')
       expect({ kind, status: res.status }).toEqual({ kind, status: 503 })
-      expect(Object.keys(await res.json())).toEqual(['error'])
+      expect(Object.keys((await res.json()) as object)).toEqual(['error'])
       expect(await counts()).toEqual(before)
       s.sim.control.clearFaults()
     }
@@ -171,8 +171,8 @@ describeOnEachDatabase('collectors', (target) => {
       expect([a.outcome, b.outcome]).toContain('written')
       expect([a.outcome, b.outcome].filter((o) => o === 'written')).toHaveLength(1)
       const after = await counts()
-      expect(after.full_status_ticks).toBe(before.full_status_ticks + 1)
-      expect(after.war_summary_snapshots).toBe(before.war_summary_snapshots + 1)
+      expect(after.full_status_ticks).toBe(before.full_status_ticks! + 1)
+      expect(after.war_summary_snapshots).toBe(before.war_summary_snapshots! + 1)
     } finally {
       await other.sql.end()
     }

@@ -55,7 +55,8 @@ describe('cache', () => {
     const first = await client.status(801)
     expect(first.fromCache).toBe(false)
     expect(first.data.time).toBe(2610780)
-    clock.advance(14.9)
+    // Fresh until TTL minus the scheduling allowance (SCHEDULE_JITTER_MS = 1 s).
+    clock.advance(13.9)
     const second = await client.status(801)
     expect(second.fromCache).toBe(true)
     expect(second.fetchedAt).toEqual(first.fetchedAt)
@@ -140,7 +141,7 @@ describe('TTL backoff on 429', () => {
 
     // Successes and time do not lower it, and the longer TTL is what the cache uses.
     await client.status(801)
-    clock.advance(299)
+    clock.advance(298)
     expect((await client.status(801)).fromCache).toBe(true)
     clock.advance(1)
     expect((await client.status(801)).fromCache).toBe(false)

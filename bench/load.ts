@@ -1,0 +1,256 @@
+/**
+ * HTTP throughput on loopback: the real service process (`bun src/main.ts`) against the
+ * ceiling (bench/ceiling.ts, a bare Bun.serve answering the same bytes), same routes,
+ * same load generator (wrk; a small Bun client when wrk is missing), same run. The
+ * service's memory is polled from /proc during the whole phase.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+import { ROOT } from './setup.ts'
+
+export interface LoadOptions {
+  durationS: number
+  warmupS: number
+  threads: number
+  connections: number
+  progress: (line: string) => void
+}
+
+export interface LoadResult {
+  rps: number
+  p50Ms: number | null
+  p99Ms: number | null
+  requests: number
+  errors: number
+  non2xx: number
+}
+
+export interface RouteThroughput {
+  path: string
+  bytes: number
+  service: LoadResult
+  ceiling: LoadResult
+  ratio: number
+}
+
+export interface ThroughputResult {
+  tool: string
+  routes: RouteThroughput[]
+  /** Peak resident memory of the service process (MB): VmHWM at the end and the highest VmRSS polled. */
+  rss: { vmHwmMb: number; maxVmRssMb: number; afterStartMb: number; samples: number }
+  servicePid: number
+}
+
+interface Started {
+  proc: Subprocess<'ignore', 'pipe', 'pipe'>
+  port: number
+  stderr: () => string
+}
+
+/** Spawn a process that prints a JSON {"msg":"listening","port":N} line; wait for it. */
+export async function startListening(cmd: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Started> {
+  const proc = Bun.spawn(cmd, { cwd: ROOT, env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  let stderr = ''
+  void (async () => {
+    for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk)
+  })()
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${cmd.join(' ')} did not listen in ${timeoutMs} ms: ${stderr}`)), timeoutMs)
+    void (async () => {
+      let buf = ''
+      for await (const chunk of proc.stdout) {
+        buf += new TextDecoder().decode(chunk)
+        let nl: number
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl)
+          buf = buf.slice(nl + 1)
+          try {
+            const obj = JSON.parse(line) as Record<string, unknown>
+            if (obj.msg === 'listening') {
+              clearTimeout(timer)
+              resolve(Number(obj.port))
+            }
+          } catch {
+            // not a JSON line
+          }
+        }
+      }
+      clearTimeout(timer)
+      reject(new Error(`${cmd.join(' ')} exited before listening (code ${await proc.exited}): ${stderr}`))
+    })()
+  })
+  return { proc, port, stderr: () => stderr }
+}
+
+/** SIGTERM the process (by its pid), SIGKILL after 10 s; resolves with its exit code. */
+export async function stopProcess(proc: Subprocess): Promise<number | null> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode
+  proc.kill('SIGTERM')
+  const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 10_000))
+  if ((await Promise.race([proc.exited, timeout])) === 'timeout') {
+    proc.kill('SIGKILL')
+    await proc.exited
+  }
+  return proc.exitCode
+}
+
+function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return m ? Number(m[1]) : null
+  } catch {
+    return null
+  }
+}
+
+const toMs = (v: string, unit: string) => Number(v) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 1)
+
+export function wrkAvailable(): boolean {
+  return Bun.which('wrk') !== null
+}
+
+async function wrk(url: string, durationS: number, o: LoadOptions): Promise<LoadResult> {
+  const proc = Bun.spawn(['wrk', `-t${o.threads}`, `-c${o.connections}`, `-d${durationS}s`, '--latency', url], { stdout: 'pipe', stderr: 'pipe' })
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  if (code !== 0) throw new Error(`wrk exited with ${code}: ${err}${out}`)
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out)
+  const total = /(\d+) requests in/.exec(out)
+  const p50 = /^\s+50%\s+([\d.]+)(us|ms|s|m)\s*$/m.exec(out)
+  const p99 = /^\s+99%\s+([\d.]+)(us|ms|s|m)\s*$/m.exec(out)
+  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)
+  const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out)
+  if (!rps || !total) throw new Error(`cannot read wrk output: ${out}`)
+  return {
+    rps: Number(rps[1]),
+    requests: Number(total[1]),
+    p50Ms: p50 ? toMs(p50[1]!, p50[2]!) : null,
+    p99Ms: p99 ? toMs(p99[1]!, p99[2]!) : null,
+    errors: sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0,
+    non2xx: non2xx ? Number(non2xx[1]) : 0,
+  }
+}
+
+/** Fallback load generator: `connections` concurrent keep-alive fetch loops for `durationS`. */
+async function bunClient(url: string, durationS: number, o: LoadOptions): Promise<LoadResult> {
+  const end = performance.now() + durationS * 1000
+  const lat: number[] = []
+  let errors = 0
+  let non2xx = 0
+  await Promise.all(
+    Array.from({ length: o.connections }, async () => {
+      while (performance.now() < end) {
+        const t = performance.now()
+        try {
+          const res = await fetch(url)
+          await res.arrayBuffer()
+          if (res.status >= 400) non2xx++
+          lat.push(performance.now() - t)
+        } catch {
+          errors++
+        }
+      }
+    }),
+  )
+  lat.sort((a, b) => a - b)
+  return {
+    rps: lat.length / durationS,
+    requests: lat.length,
+    p50Ms: lat[Math.floor(lat.length * 0.5)] ?? null,
+    p99Ms: lat[Math.floor(lat.length * 0.99)] ?? null,
+    errors,
+    non2xx,
+  }
+}
+
+/**
+ * Start the service on the bench database, fetch each route's bytes once, start the
+ * ceiling with them, then load each route on both, alternating, `durationS` each.
+ */
+export async function measureThroughput(
+  paths: string[],
+  service: { databaseUrl: string; poolMax: number; feeds: { upstreamUrl: string; communityUrl: string; pcstoreUrl: string } },
+  o: LoadOptions,
+  track: (proc: Subprocess) => void,
+): Promise<ThroughputResult> {
+  const useWrk = wrkAvailable()
+  const tool = useWrk ? `wrk (${o.threads} threads, ${o.connections} connections, ${o.durationS} s per run)` : `Bun fetch client (${o.connections} concurrent loops, ${o.durationS} s per run; wrk not installed)`
+  if (!useWrk) o.progress('wrk not found (apt-get install -y wrk): using the Bun fallback client, which shares the 2 cores less efficiently')
+  const load = (url: string, s: number) => (useWrk ? wrk(url, s, o) : bunClient(url, s, o))
+
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    DATABASE_URL: service.databaseUrl,
+    DB_POOL_MAX: String(service.poolMax),
+    SCHEDULE_ENABLED: 'false',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    UPSTREAM_URL: service.feeds.upstreamUrl,
+    COMMUNITY_API_URL: service.feeds.communityUrl,
+    PCSTORE_API_URL: service.feeds.pcstoreUrl,
+    COLLECTOR_SECRET: 'bench-secret',
+  }
+  o.progress('throughput: starting the service (bun src/main.ts, SCHEDULE_ENABLED=false)')
+  const svc = await startListening([process.execPath, 'src/main.ts'], env)
+  track(svc.proc)
+  const pid = svc.proc.pid
+  const afterStart = statusKb(pid, 'VmRSS') ?? 0
+  let maxRss = afterStart
+  let samples = 0
+  const poll = setInterval(() => {
+    const v = statusKb(pid, 'VmRSS')
+    if (v !== null) {
+      samples++
+      maxRss = Math.max(maxRss, v)
+    }
+  }, 100)
+  const dir = mkdtempSync(join(tmpdir(), 'gws-bench-'))
+  let ceiling: Started | undefined
+  try {
+    const base = `http://127.0.0.1:${svc.port}`
+    const stored: Record<string, { status: number; headers: Record<string, string>; body: string }> = {}
+    for (const path of paths) {
+      const res = await fetch(base + path)
+      const body = await res.text()
+      if (res.status !== 200) throw new Error(`service GET ${path}: ${res.status} ${body.slice(0, 200)}`)
+      const headers: Record<string, string> = {}
+      res.headers.forEach((v, k) => {
+        if (!['date', 'content-length', 'connection', 'keep-alive', 'transfer-encoding'].includes(k)) headers[k] = v
+      })
+      stored[path] = { status: res.status, headers, body }
+    }
+    const file = join(dir, 'bodies.json')
+    writeFileSync(file, JSON.stringify(stored))
+    ceiling = await startListening([process.execPath, 'bench/ceiling.ts', file], { PATH: process.env.PATH ?? '' })
+    track(ceiling.proc)
+    const cbase = `http://127.0.0.1:${ceiling.port}`
+    const routes: RouteThroughput[] = []
+    for (const path of paths) {
+      if (o.warmupS > 0) {
+        await load(base + path, o.warmupS)
+        await load(cbase + path, o.warmupS)
+      }
+      const s = await load(base + path, o.durationS)
+      o.progress(`throughput ${path}: service ${Math.round(s.rps).toLocaleString('en')} req/s`)
+      const c = await load(cbase + path, o.durationS)
+      o.progress(`throughput ${path}: ceiling ${Math.round(c.rps).toLocaleString('en')} req/s (${((100 * s.rps) / c.rps).toFixed(0)} %)`)
+      routes.push({ path, bytes: Buffer.byteLength(stored[path]!.body), service: s, ceiling: c, ratio: s.rps / c.rps })
+    }
+    const hwm = statusKb(pid, 'VmHWM') ?? 0
+    return {
+      tool,
+      routes,
+      rss: { vmHwmMb: hwm / 1024, maxVmRssMb: maxRss / 1024, afterStartMb: afterStart / 1024, samples },
+      servicePid: pid,
+    }
+  } finally {
+    clearInterval(poll)
+    if (ceiling) await stopProcess(ceiling.proc)
+    const code = await stopProcess(svc.proc)
+    if (code !== 0) o.progress(`service exited with code ${code}: ${svc.stderr().slice(0, 500)}`)
+    rmSync(dir, { recursive: true, force: true })
+  }
+}

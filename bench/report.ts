@@ -1,0 +1,213 @@
+/**
+ * The run's report: one Markdown section (printed to stdout and written into BENCHMARKS.md
+ * between markers named after the database and preset, so each kind of run replaces only
+ * its own section), built from measured values only.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import type { GenStep, Scale } from './generate.ts'
+import type { Explained } from './explain.ts'
+import type { IngestResult } from './ingest.ts'
+import type { ThroughputResult } from './load.ts'
+import type { LatencyCase } from './measure.ts'
+import { ms } from './stats.ts'
+
+export interface Machine {
+  cpu: string
+  cores: number
+  memGiB: number
+  loadavg: number[]
+  kernel: string
+  os: string
+  bun: string
+}
+
+export interface RunResult {
+  key: string
+  label: string
+  command: string
+  date: string
+  machine: Machine
+  database: { label: string; edition: string; timescaledbVersion: string | null; serverVersion: string; notes: string }
+  scale: Scale
+  generation: { steps: GenStep[]; seconds: number; warInfoS: number; analyzeS: number; refreshS: number; refreshed: Record<string, number> }
+  sizes: { table: string; rows: number; bytes: number | null }[]
+  latency: LatencyCase[]
+  reps: number
+  explains: Explained[]
+  throughput: ThroughputResult | null
+  ingest: IngestResult | null
+  targets: Target[]
+  totalS: number
+}
+
+export interface Target {
+  name: string
+  measured: string
+  met: boolean
+}
+
+const n = (v: number) => Math.round(v).toLocaleString('en')
+const mb = (b: number | null) => (b === null ? '–' : b >= 1 << 30 ? `${(b / (1 << 30)).toFixed(2)} GB` : `${(b / (1 << 20)).toFixed(1)} MB`)
+const size = (b: number) => (b < 1024 ? `${b} B` : b < 1 << 20 ? `${(b / 1024).toFixed(1)} KB` : mb(b))
+const ratio = (r: number) => (r >= 100 ? `${r.toFixed(0)}×` : `${r.toFixed(1)}×`)
+
+/** Verdicts against the issue's targets, from the measured figures. */
+export function evaluateTargets(r: Pick<RunResult, 'latency' | 'throughput' | 'ingest'>): Target[] {
+  const out: Target[] = []
+  const divers = r.latency.filter((c) => c.target === 'divers' && c.timing)
+  if (divers.length) {
+    const worst = divers.reduce((a, c) => (c.timing!.p50 > a.timing!.p50 ? c : a))
+    out.push({
+      name: 'diver history, every range: p50 ≤ 10 ms',
+      measured: `worst p50 ${ms(worst.timing!.p50)} ms (${worst.name.replace('divers/history ', '')}); ` + divers.map((c) => `${c.name.split('=')[1]} ${ms(c.timing!.p50)}`).join(', '),
+      met: divers.every((c) => c.timing!.p50 <= 10),
+    })
+    const withBase = divers.filter((c) => c.baseline)
+    const least = withBase.reduce((a, c) => (c.baseline!.timing.p50 / c.timing!.p50 < a.baseline!.timing.p50 / a.timing!.p50 ? c : a))
+    out.push({
+      name: 'diver history, every range: ≥ 50× faster than raw',
+      measured:
+        `least ${ratio(least.baseline!.timing.p50 / least.timing!.p50)} (${least.name.replace('divers/history ', '')}); ` +
+        withBase.map((c) => `${c.name.split('=')[1]} ${ratio(c.baseline!.timing.p50 / c.timing!.p50)}`).join(', '),
+      met: withBase.every((c) => c.baseline!.timing.p50 / c.timing!.p50 >= 50),
+    })
+  }
+  const p720 = r.latency.find((c) => c.target === 'planet720' && c.timing)
+  if (p720) out.push({ name: 'planet history 720 h: p50 ≤ 20 ms', measured: `p50 ${ms(p720.timing!.p50)} ms`, met: p720.timing!.p50 <= 20 })
+  const first = r.latency.filter((c) => c.target === 'first' && c.timing)
+  if (first.length) {
+    const worst = first.reduce((a, c) => (c.timing!.p50 > a.timing!.p50 ? c : a))
+    out.push({
+      name: 'historical-* first pages: p50 ≤ 5 ms',
+      measured: `worst p50 ${ms(worst.timing!.p50)} ms (${worst.name}); ${first.filter((c) => c.timing!.p50 > 5).length} of ${first.length} above 5 ms`,
+      met: first.every((c) => c.timing!.p50 <= 5),
+    })
+  }
+  if (r.throughput) {
+    for (const path of ['/api/v1/war', '/api/v1/planets']) {
+      const t = r.throughput.routes.find((x) => x.path === path)
+      if (t) out.push({ name: `${path}: ≥ 70 % of the ceiling's req/s`, measured: `${(100 * t.ratio).toFixed(0)} % (${n(t.service.rps)} vs ${n(t.ceiling.rps)} req/s)`, met: t.ratio >= 0.7 })
+    }
+    out.push({
+      name: 'service peak RSS ≤ 200 MB',
+      measured: `VmHWM ${r.throughput.rss.vmHwmMb.toFixed(0)} MB (highest polled VmRSS ${r.throughput.rss.maxVmRssMb.toFixed(0)} MB)`,
+      met: r.throughput.rss.vmHwmMb <= 200,
+    })
+  }
+  if (r.ingest) out.push({ name: 'one full-status tick: p50 ≤ 50 ms', measured: `p50 ${ms(r.ingest.wall.p50)} ms`, met: r.ingest.wall.p50 <= 50 })
+  return out
+}
+
+export function renderMarkdown(r: RunResult): string {
+  const L: string[] = []
+  const m = r.machine
+  L.push(`## ${r.label}`, '')
+  L.push(`- **Date:** ${r.date} (whole run ${r.totalS.toFixed(0)} s)`)
+  L.push(`- **Command:** \`${r.command}\``)
+  L.push(`- **Machine:** ${m.cpu}, ${m.cores} cores, ${m.memGiB.toFixed(1)} GiB RAM; ${m.os}, Linux ${m.kernel}, Bun ${m.bun}; load average at start ${m.loadavg.map((x) => x.toFixed(2)).join(' / ')}`)
+  L.push(
+    `- **Database:** ${r.database.label}: edition \`${r.database.edition}\`, ` +
+      `${r.database.timescaledbVersion ? `TimescaleDB ${r.database.timescaledbVersion}, ` : 'no TimescaleDB, '}PostgreSQL ${r.database.serverVersion}. ${r.database.notes}`,
+  )
+  const s = r.scale
+  L.push(`- **Scale:** ${s.years} years of player counts, ${s.planetDays} days of planet ticks, ${s.summaryDays} days of war summary, ${s.orders} major orders, ${s.dispatches} dispatches`)
+  L.push('')
+
+  L.push('### Data', '')
+  L.push('| Table | Rows | Size |', '|---|---:|---:|')
+  for (const t of r.sizes) L.push(`| ${t.table} | ${n(t.rows)} | ${mb(t.bytes)} |`)
+  L.push('')
+  L.push('Generation (INSERT … SELECT over generate_series, in the database):', '')
+  L.push('| Dataset | Rows | Seconds | Rows/s |', '|---|---:|---:|---:|')
+  for (const g of r.generation.steps) L.push(`| ${g.dataset} | ${n(g.rows)} | ${g.seconds.toFixed(1)} | ${n(g.rows / Math.max(g.seconds, 1e-3))} |`)
+  const total = r.generation.steps.reduce((a, g) => a + g.rows, 0)
+  L.push(`| **all generated** | **${n(total)}** | **${r.generation.seconds.toFixed(1)}** | **${n(total / Math.max(r.generation.seconds, 1e-3))}** |`)
+  L.push('')
+  L.push(
+    `War-info collector against the simulator (wars, planets, planet_war_info, sectors, factions): ${r.generation.warInfoS.toFixed(2)} s. ` +
+      `ANALYZE: ${r.generation.analyzeS.toFixed(1)} s. ` +
+      `Rollup refresh (\`refreshRollups\`, as the service's schedule runs it): **${r.generation.refreshS.toFixed(1)} s** ` +
+      (Object.keys(r.generation.refreshed).length
+        ? `(${Object.entries(r.generation.refreshed).map(([k, v]) => `${k} ${n(v)} rows`).join(', ')}).`
+        : '(a no-op on this edition: refresh policies materialize the continuous aggregates).'),
+  )
+  L.push('')
+
+  L.push('### Read latency (in process: `buildApp(deps).handle(request)`, one request at a time)', '')
+  L.push(`Each case: 3 warm-up requests, then ${r.reps} timed ones. Raw = the same answer from raw rows (bench/baseline.ts), checked equal (points and stats) before timing.`, '')
+  L.push('| Route | Result | p50 ms | p95 ms | Raw p50 ms (n) | Raw ÷ service |', '|---|---|---:|---:|---:|---:|')
+  for (const c of r.latency) {
+    const t = c.timing!
+    const b = c.baseline
+    L.push(
+      `| ${c.name} | ${c.detail ?? ''}, ${size(c.bytes ?? 0)} | ${ms(t.p50)} | ${ms(t.p95)} | ${b ? `${ms(b.timing.p50)} (${b.timing.n})` : ''} | ${b ? ratio(b.timing.p50 / t.p50) : ''} |`,
+    )
+  }
+  L.push('')
+
+  if (r.throughput) {
+    const tp = r.throughput
+    L.push(`### HTTP throughput (loopback, ${tp.tool})`, '')
+    L.push('Service = `bun src/main.ts` on the bench database (SCHEDULE_ENABLED=false, feeds on the simulator); ceiling = `bench/ceiling.ts`, a bare `Bun.serve` answering the same bytes and headers; both measured in this run, alternately.', '')
+    L.push('| Route | Body | Service req/s | p50 / p99 ms | Ceiling req/s | p50 / p99 ms | Service ÷ ceiling |', '|---|---:|---:|---:|---:|---:|---:|')
+    for (const x of tp.routes) {
+      const lat = (l: typeof x.service) => `${l.p50Ms === null ? '–' : ms(l.p50Ms)} / ${l.p99Ms === null ? '–' : ms(l.p99Ms)}`
+      const errs = x.service.errors + x.service.non2xx > 0 ? ` (${x.service.errors} errors, ${x.service.non2xx} non-2xx)` : ''
+      L.push(`| ${x.path} | ${size(x.bytes)} | ${n(x.service.rps)}${errs} | ${lat(x.service)} | ${n(x.ceiling.rps)} | ${lat(x.ceiling)} | ${(100 * x.ratio).toFixed(0)} % |`)
+    }
+    L.push('')
+    L.push(
+      `Service memory during the throughput phase (pid ${tp.servicePid}, /proc polled every 100 ms, ${tp.rss.samples} samples): ` +
+        `after start ${tp.rss.afterStartMb.toFixed(0)} MB, highest VmRSS ${tp.rss.maxVmRssMb.toFixed(0)} MB, **peak (VmHWM) ${tp.rss.vmHwmMb.toFixed(0)} MB**.`,
+    )
+    L.push('')
+  }
+
+  if (r.ingest) {
+    const g = r.ingest
+    L.push('### Ingest (real `collectors[\'full-status\']`, simulator at speed 0, war advanced 5 min per tick)', '')
+    L.push('| Measure | Value |', '|---|---:|')
+    L.push(`| full-status tick, wall (4 feed fetches + 1 transaction), p50 / p95 | ${ms(g.wall.p50)} / ${ms(g.wall.p95)} ms (n = ${g.ticks}) |`)
+    L.push(`| same, collector's own durationMs, p50 / p95 | ${ms(g.reported.p50)} / ${ms(g.reported.p95)} ms |`)
+    L.push(`| rows per tick (planet status / all datasets) | ${n(g.planetsPerTick)} / ${n(g.rowsPerTick)} |`)
+    L.push(`| planet-status rows/s through the collector path | ${n(g.planetRowsPerS)} |`)
+    L.push(`| all rows/s through the collector path | ${n(g.rowsPerS)} |`)
+    L.push('')
+  }
+
+  L.push('### Targets', '')
+  L.push('| Target | Measured | Verdict |', '|---|---|---|')
+  for (const t of r.targets) L.push(`| ${t.name} | ${t.measured} | ${t.met ? 'met' : '**missed**'} |`)
+  L.push('')
+
+  if (r.explains.length) {
+    L.push('### Query plans of the slowest cases', '')
+    for (const e of r.explains) {
+      L.push(`<details><summary><code>GET ${e.path}</code>: ${e.statements.length} statements; slowest ${e.slowest ? ms(e.slowest.ms) : '–'} ms alone</summary>`, '')
+      L.push('Statements of the request, each timed alone (ms):', '')
+      for (const st of e.statements) L.push(`- ${ms(st.ms)} ms: \`${st.query.slice(0, 300).replace(/`/g, "'")}${st.query.length > 300 ? ' …' : ''}\``)
+      L.push('', 'EXPLAIN (ANALYZE, BUFFERS) of the slowest:', '', '```', e.plan, '```', '', '</details>', '')
+    }
+  }
+  return L.join('\n')
+}
+
+const HEADER = `# Benchmarks
+
+Written by \`bun run bench\` (bench/run.ts): each section below is one real run, replaced
+only by the next run of the same kind (database and preset). See the README's
+"Benchmarks" section for how to run it.
+`
+
+/** Replace (or append) this run's section of BENCHMARKS.md. */
+export function writeSection(file: string, key: string, markdown: string) {
+  const start = `<!-- bench:${key}:start -->`
+  const end = `<!-- bench:${key}:end -->`
+  const block = `${start}\n${markdown.trim()}\n${end}`
+  let text = existsSync(file) ? readFileSync(file, 'utf8') : HEADER
+  const i = text.indexOf(start)
+  const j = text.indexOf(end)
+  if (i >= 0 && j > i) text = text.slice(0, i) + block + text.slice(j + end.length)
+  else text = `${text.trimEnd()}\n\n${block}\n`
+  writeFileSync(file, text.endsWith('\n') ? text : `${text}\n`)
+}

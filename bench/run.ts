@@ -1,0 +1,284 @@
+/**
+ * `bun run bench`: generate a realistic war history in a fresh database, measure reads
+ * (with raw-rows baselines, checked equal), HTTP throughput against a bare-server
+ * ceiling, ingest, and the service's memory; print the table and write it into
+ * BENCHMARKS.md. Progress goes to stderr, the report to stdout.
+ *
+ *   bun run bench [-- options]
+ *     --quick                  smoke preset (~1 minute): 18 days of counts, 2 days of ticks, 3 s load runs
+ *     --years N                years of 15 s player counts (default 2)
+ *     --planet-days N          days of 5-minute ticks for every planet (default 90)
+ *     --summary-days N         days of war-summary ticks (default 365)
+ *     --orders N --dispatches N
+ *     --db timescaledb|embedded  own TimescaleDB instance (default; scripts/testdb.sh, TESTDB_NAME=bench)
+ *                                or an in-memory PGlite
+ *     --db-url URL             any PostgreSQL/TimescaleDB server: a scratch database is created there and dropped
+ *     --reps N                 timed requests per latency case (default 30)
+ *     --duration S             seconds per load run (default 10); --threads 2 --connections 32
+ *     --ticks N                timed full-status ticks (default 25)
+ *     --out FILE               report file (default BENCHMARKS.md); --no-write to only print
+ *   Every option also reads BENCH_<NAME> from the environment (BENCH_YEARS=1, BENCH_DB_URL=...).
+ */
+import { cpus, loadavg, release, totalmem } from 'node:os'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import type { Subprocess } from 'bun'
+import { collectors } from '../src/collectors/index.ts'
+import { refreshRollups } from '../src/db/rollups.ts'
+import { silentLogger } from '../src/log.ts'
+import { explainRequest, type Explained } from './explain.ts'
+import { analyze, generate, type Scale } from './generate.ts'
+import { measureIngest } from './ingest.ts'
+import { measureThroughput, stopProcess } from './load.ts'
+import { dataFacts, measureLatency, ResultMismatch, type LatencyCase } from './measure.ts'
+import { evaluateTargets, renderMarkdown, writeSection, type Machine, type RunResult } from './report.ts'
+import { appDeps, openBenchDatabase, ROOT, simulatedFeeds, WAR_ID, type BenchDatabase, type DbKind } from './setup.ts'
+
+const started = performance.now()
+const progress = (line: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`)
+
+// ------------------------------------------------------------------ options
+
+const { values: argv } = parseArgs({
+  args: Bun.argv.slice(2),
+  options: {
+    quick: { type: 'boolean' },
+    years: { type: 'string' },
+    'planet-days': { type: 'string' },
+    'summary-days': { type: 'string' },
+    orders: { type: 'string' },
+    dispatches: { type: 'string' },
+    db: { type: 'string' },
+    'db-url': { type: 'string' },
+    reps: { type: 'string' },
+    duration: { type: 'string' },
+    threads: { type: 'string' },
+    connections: { type: 'string' },
+    ticks: { type: 'string' },
+    out: { type: 'string' },
+    'no-write': { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  },
+  strict: true,
+})
+if (argv.help) {
+  const src = readFileSync(import.meta.path, 'utf8')
+  process.stdout.write(`${/\/\*\*([\s\S]*?)\*\//.exec(src)![1]!.replace(/^ \* ?/gm, '').trim()}\n`)
+  process.exit(0)
+}
+const opt = (name: keyof typeof argv): string | undefined => {
+  const v = argv[name]
+  if (typeof v === 'string') return v
+  const env = process.env[`BENCH_${name.toUpperCase().replace(/-/g, '_')}`]
+  return env === undefined || env === '' ? undefined : env
+}
+const flag = (name: 'quick' | 'no-write') => argv[name] === true || ['1', 'true'].includes(process.env[`BENCH_${name.toUpperCase().replace(/-/g, '_')}`] ?? '')
+const num = (name: keyof typeof argv, dflt: number, min = 0) => {
+  const raw = opt(name)
+  if (raw === undefined) return dflt
+  const v = Number(raw)
+  if (!Number.isFinite(v) || v < min) {
+    process.stderr.write(`bench: --${name} must be a number ≥ ${min} (got '${raw}')\n`)
+    process.exit(2)
+  }
+  return v
+}
+
+const quick = flag('quick')
+const scale: Scale = {
+  years: num('years', quick ? 0.05 : 2, 0.01),
+  planetDays: num('planet-days', quick ? 2 : 90, 0.1),
+  summaryDays: num('summary-days', quick ? 14 : 365, 0.1),
+  orders: Math.round(num('orders', quick ? 20 : 300, 1)),
+  dispatches: Math.round(num('dispatches', quick ? 500 : 2796, 1)),
+}
+const dbUrl = opt('db-url')
+const dbOpt = opt('db') ?? (dbUrl ? 'url' : 'timescaledb')
+if (!['timescaledb', 'embedded', 'url'].includes(dbOpt) || (dbOpt === 'url' && !dbUrl)) {
+  process.stderr.write(`bench: --db must be timescaledb or embedded (or give --db-url URL); got '${dbOpt}'\n`)
+  process.exit(2)
+}
+const dbKind = dbOpt as DbKind
+const reps = Math.round(num('reps', 30, 1))
+const durationS = num('duration', quick ? 3 : 10, 1)
+const threads = Math.round(num('threads', 2, 1))
+const connections = Math.round(num('connections', 32, 1))
+const ticks = Math.round(num('ticks', quick ? 20 : 25, 1))
+const outFile = opt('out') ?? join(ROOT, 'BENCHMARKS.md')
+const isDefaultScale = !quick && ['years', 'planet-days', 'summary-days', 'orders', 'dispatches'].every((k) => opt(k as keyof typeof argv) === undefined)
+const preset = quick ? 'quick' : isDefaultScale ? 'default' : 'custom'
+const command = ['bun run bench', ...(Bun.argv.length > 2 ? ['--', ...Bun.argv.slice(2).map((a) => (a.startsWith('postgres') ? '<URL>' : a))] : [])].join(' ')
+
+// ------------------------------------------------------------------ cleanup
+
+const children = new Set<Subprocess>()
+let bench: BenchDatabase | undefined
+let feeds: ReturnType<typeof simulatedFeeds> | undefined
+let cleaning: Promise<void> | undefined
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const c of children) await stopProcess(c).catch(() => {})
+    await feeds?.stop().catch(() => {})
+    if (bench) {
+      progress(`stopping the database (${bench.kind})`)
+      await bench.close().catch((e) => progress(`database close failed: ${e}`))
+    }
+  })()
+  return cleaning
+}
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    progress(`${sig}: cleaning up`)
+    void cleanup().finally(() => process.exit(130))
+  })
+}
+
+function machine(): Machine {
+  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8')
+  let os = 'Linux'
+  try {
+    const rel = readFileSync('/etc/os-release', 'utf8')
+    os = /^PRETTY_NAME="?([^"\n]+)"?/m.exec(rel)?.[1] ?? os
+  } catch {}
+  return {
+    cpu: /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    memGiB: totalmem() / 2 ** 30,
+    loadavg: loadavg(),
+    kernel: release(),
+    os,
+    bun: Bun.version,
+  }
+}
+
+// ------------------------------------------------------------------ the run
+
+async function main() {
+  const m = machine()
+  progress(`bench: ${dbKind} database, ${preset} scale ${JSON.stringify(scale)}; ${m.cpu}, ${m.cores} cores, load ${m.loadavg[0]!.toFixed(2)}`)
+  bench = await openBenchDatabase(dbKind, dbUrl)
+  const { sql } = bench.db
+  const info = bench.db.info
+  progress(`database ready: edition ${info.edition}, TimescaleDB ${info.timescaledbVersion ?? '–'}, PostgreSQL ${info.serverVersion}`)
+  feeds = simulatedFeeds(1)
+  const deps = appDeps(bench, feeds.feeds)
+
+  // Wars, planets, planet_war_info, sectors, factions: the real war-info collector against the simulator.
+  let t = performance.now()
+  const wi = await collectors['war-info']({ sql, feeds: feeds.feeds, log: silentLogger, config: { warId: WAR_ID } })
+  const warInfoS = (performance.now() - t) / 1000
+  progress(`war-info collector: ${JSON.stringify(wi.written)}`)
+
+  const now = new Date()
+  t = performance.now()
+  const steps = await generate(sql, scale, { now, warId: WAR_ID, progress })
+  const genS = (performance.now() - t) / 1000
+  const analyzeS = await analyze(sql)
+  progress(`ANALYZE: ${analyzeS.toFixed(1)} s`)
+  t = performance.now()
+  const refreshed = await refreshRollups(sql, info.edition)
+  const refreshS = (performance.now() - t) / 1000
+  progress(`rollup refresh: ${refreshS.toFixed(1)} s ${JSON.stringify(refreshed)}`)
+  if (Object.keys(refreshed).length) await sql`ANALYZE player_count_5m_store, player_count_1h_store, player_count_1d_store, planet_status_1h_store`
+
+  // Read latency, baselines, equality.
+  const facts = await dataFacts(sql, now)
+  progress(`latency: planet ${facts.planetIndex} (${facts.planetName}), order ${facts.orderId32} (${facts.progressRows} progress rows)`)
+  const latency = await measureLatency(deps, facts, { reps, warmup: 3, baselineBudgetMs: 20_000, progress })
+
+  // Plans of the slowest cases: the worst of every missed latency target, and the slowest case overall.
+  const targetsSoFar = evaluateTargets({ latency, throughput: null, ingest: null })
+  const toExplain = new Set<LatencyCase>()
+  const worstOf = (cs: LatencyCase[]) => cs.reduce<LatencyCase | undefined>((a, c) => (!a || c.timing!.p50 > a.timing!.p50 ? c : a), undefined)
+  if (targetsSoFar.some((x) => !x.met && x.name.startsWith('diver history'))) {
+    const w = worstOf(latency.filter((c) => c.target === 'divers'))
+    if (w) toExplain.add(w)
+  }
+  const p720 = latency.find((c) => c.target === 'planet720')
+  if (p720 && p720.timing!.p50 > 20) toExplain.add(p720)
+  const firstSlow = latency.filter((c) => c.target === 'first' && c.timing!.p50 > 5)
+  for (const c of firstSlow.sort((a, b) => b.timing!.p50 - a.timing!.p50).slice(0, 2)) toExplain.add(c)
+  const slowest = worstOf(latency)
+  if (slowest) toExplain.add(slowest)
+  const explains: Explained[] = []
+  for (const c of toExplain) {
+    progress(`explain: ${c.name}`)
+    explains.push(await explainRequest(deps, bench.url, c.path, bench.servicePoolMax === 1 ? 1 : 4))
+  }
+
+  // Ingest through the real collector (writes ticks at the current time, after the reads).
+  const ingest = await measureIngest(sql, feeds.feeds, feeds.later, { ticks, warmup: 2, progress })
+
+  // Throughput and memory of the real service process.
+  const throughput = await measureThroughput(
+    ['/api/v1/war', '/api/v1/planets', '/api/v1/player-count', '/api/v1/divers/history?range=7d'],
+    { databaseUrl: bench.url, poolMax: bench.servicePoolMax, feeds: { upstreamUrl: feeds.sim.upstreamUrl, communityUrl: feeds.sim.communityUrl, pcstoreUrl: feeds.sim.pcstoreUrl } },
+    { durationS, warmupS: quick ? 1 : 2, threads, connections, progress },
+    (p) => children.add(p),
+  )
+
+  // Data sizes (after everything was written).
+  const tables = [
+    'player_count_snapshots', 'planet_status_snapshots', 'war_summary_snapshots', 'full_status_ticks', 'major_orders',
+    'major_order_progress', 'dispatches', 'wars', 'planets', 'planet_war_info', 'sectors', 'factions',
+  ]
+  const rollupTables = Object.keys(refreshed).length ? ['player_count_5m_store', 'player_count_1h_store', 'player_count_1d_store', 'planet_status_1h_store'] : []
+  const sizes: RunResult['sizes'] = []
+  const hyper = new Set(
+    info.timescaledbVersion
+      ? (await sql<{ t: string }[]>`SELECT hypertable_name AS t FROM timescaledb_information.hypertables`).map((r) => r.t)
+      : [],
+  )
+  for (const table of [...tables, ...rollupTables]) {
+    const [c] = await sql<{ n: number }[]>`SELECT count(*)::bigint AS n FROM ${sql(table)}`
+    const [b] = hyper.has(table)
+      ? await sql<{ b: number }[]>`SELECT hypertable_size(${table}::regclass)::bigint AS b`
+      : await sql<{ b: number }[]>`SELECT pg_total_relation_size(${table}::regclass)::bigint AS b`
+    sizes.push({ table: hyper.has(table) ? `${table} (hypertable)` : table, rows: c!.n, bytes: b?.b ?? null })
+  }
+
+  const dbLabel = {
+    timescaledb: 'own TimescaleDB instance (scripts/testdb.sh: PostgreSQL 17 + TimescaleDB from Debian 13 in a chroot; fsync/synchronous_commit off, throwaway)',
+    embedded: 'embedded PGlite, in memory (WASM, single session, in the bench process; the service process reaches it over its loopback socket, pool of 1)',
+    url: 'given server (--db-url), scratch database created and dropped by the run',
+  }[dbKind]
+  const result: RunResult = {
+    key: `${dbKind}-${preset}`,
+    label: `${{ timescaledb: 'TimescaleDB', embedded: 'Embedded PGlite', url: 'Given database' }[dbKind]} (${info.edition}), ${preset} scale${preset === 'quick' ? ' (--quick smoke run: small data, short load runs; not comparable with the default scale)' : ''}`,
+    command,
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    machine: m,
+    database: { label: dbLabel, edition: info.edition, timescaledbVersion: info.timescaledbVersion, serverVersion: info.serverVersion, notes: '' },
+    scale,
+    generation: { steps, seconds: genS, warInfoS, analyzeS, refreshS, refreshed },
+    sizes,
+    latency,
+    reps,
+    explains,
+    throughput,
+    ingest,
+    targets: [],
+    totalS: 0,
+  }
+  result.targets = evaluateTargets(result)
+  result.totalS = (performance.now() - started) / 1000
+  const md = renderMarkdown(result)
+  process.stdout.write(`${md}\n`)
+  if (!flag('no-write')) {
+    writeSection(outFile, result.key, md)
+    progress(`written to ${outFile} (section bench:${result.key})`)
+  }
+}
+
+let code = 0
+try {
+  await main()
+} catch (err) {
+  code = err instanceof ResultMismatch ? 3 : 1
+  process.stderr.write(`\nbench FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+} finally {
+  await cleanup()
+  progress(`done in ${((performance.now() - started) / 1000).toFixed(0)} s`)
+}
+process.exit(code)

@@ -1,0 +1,155 @@
+/**
+ * What a bench run stands on: a fresh database (its own TimescaleDB instance, an in-memory
+ * PGlite, or a scratch database on a given server), the feed simulator, feed clients with
+ * a controllable cache clock, and the app's dependencies built like test/support does.
+ */
+import { resolve } from 'node:path'
+import type { AppDeps } from '../src/app.ts'
+import { loadConfig } from '../src/config.ts'
+import { connect } from '../src/db/connect.ts'
+import { startEmbeddedDatabase } from '../src/db/embedded.ts'
+import { openDatabase, type Database } from '../src/db/index.ts'
+import { silentLogger } from '../src/log.ts'
+import { startSimulator, type Simulator } from '../src/sim/server.ts'
+import { createUpstreamClient } from '../src/upstream/client.ts'
+import { createCommunityClient } from '../src/upstream/community.ts'
+import type { Feeds } from '../src/upstream/feeds.ts'
+import { createPcstoreClient } from '../src/upstream/pcstore.ts'
+
+export const ROOT = resolve(import.meta.dir, '..')
+export const WAR_ID = 801
+
+export type DbKind = 'timescaledb' | 'embedded' | 'url'
+
+export interface BenchDatabase {
+  kind: DbKind
+  db: Database
+  /** postgres:// URL of the bench database, for the service process. */
+  url: string
+  /** Pool size the service process should use (1 on the single-session embedded database). */
+  servicePoolMax: number
+  /** Stops/drops everything this module started or created. */
+  close(): Promise<void>
+}
+
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`)
+
+async function run(cmd: string[], env: Record<string, string>): Promise<string> {
+  const proc = Bun.spawn(cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  for (const l of err.split('\n').filter(Boolean)) log(l)
+  if (code !== 0) throw new Error(`${cmd.join(' ')} exited with ${code}`)
+  return out.trim()
+}
+
+function withDatabaseName(url: string, name: string) {
+  const u = new URL(url)
+  u.pathname = `/${name}`
+  return u.toString()
+}
+
+/** A new database on the server of `serverUrl`; returns its URL and a drop function. */
+async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `gws_bench_${crypto.randomUUID().slice(0, 8)}`
+  const admin = connect({ url: serverUrl, max: 1 })
+  try {
+    await admin`CREATE DATABASE ${admin(name)}`
+  } finally {
+    await admin.end()
+  }
+  return {
+    url: withDatabaseName(serverUrl, name),
+    async drop() {
+      const a = connect({ url: serverUrl, max: 1 })
+      try {
+        await a`DROP DATABASE IF EXISTS ${a(name)} WITH (FORCE)`
+      } finally {
+        await a.end()
+      }
+    },
+  }
+}
+
+const dbConfig = (url: string | undefined, pool: number) => ({ databaseUrl: url, dataDir: '', dbPoolMax: pool, dbStatementTimeoutMs: 600_000 })
+
+export async function openBenchDatabase(kind: DbKind, givenUrl?: string): Promise<BenchDatabase> {
+  if (kind === 'embedded') {
+    const embedded = await startEmbeddedDatabase(null) // in memory
+    try {
+      const db = await openDatabase(dbConfig(embedded.url, 1), silentLogger)
+      const info = { ...db.info, embedded: true }
+      return {
+        kind,
+        db: { ...db, info },
+        url: embedded.url,
+        servicePoolMax: 1,
+        async close() {
+          await db.close()
+          await embedded.close()
+        },
+      }
+    } catch (err) {
+      await embedded.close()
+      throw err
+    }
+  }
+  let serverUrl = givenUrl
+  const testdbEnv = { TESTDB_NAME: 'bench', TESTDB_OWNER_PID: String(process.pid) }
+  if (kind === 'timescaledb') {
+    log('starting a TimescaleDB instance: TESTDB_NAME=bench scripts/testdb.sh start')
+    serverUrl = await run(['bash', 'scripts/testdb.sh', 'start'], testdbEnv)
+  }
+  if (!serverUrl) throw new Error('no database URL')
+  const stopServer = async () => {
+    if (kind === 'timescaledb') await run(['bash', 'scripts/testdb.sh', 'stop'], testdbEnv).catch((e) => log(`testdb stop failed: ${e}`))
+  }
+  let scratch: Awaited<ReturnType<typeof scratchDatabase>> | undefined
+  try {
+    scratch = await scratchDatabase(serverUrl)
+    const db = await openDatabase(dbConfig(scratch.url, 10), silentLogger)
+    return {
+      kind,
+      db,
+      url: scratch.url,
+      servicePoolMax: 10,
+      async close() {
+        await db.close().catch((e) => log(`close failed: ${e}`))
+        await scratch!.drop().catch((e) => log(`drop failed: ${e}`))
+        await stopServer()
+      },
+    }
+  } catch (err) {
+    await scratch?.drop().catch(() => {})
+    await stopServer()
+    throw err
+  }
+}
+
+/**
+ * The simulator at speed 0 (the war moves only by `later`) and feed clients whose cache
+ * clock `later` moves past every TTL, so the next fetch is a fresh upstream answer.
+ */
+export function simulatedFeeds(seed = 1) {
+  const sim: Simulator = startSimulator({ port: 0, hostname: '127.0.0.1', seed, speed: 0 })
+  let offsetMs = 0
+  const now = () => Date.now() + offsetMs
+  const feeds: Feeds = {
+    upstream: createUpstreamClient({ baseUrl: sim.upstreamUrl, timeoutMs: 5000, userAgent: 'gws-bench', now }),
+    community: createCommunityClient({ baseUrl: sim.communityUrl, timeoutMs: 5000, superClient: 'gws-bench', superContact: 'bench@example.invalid', now }),
+    pcstore: createPcstoreClient({ baseUrl: sim.pcstoreUrl, timeoutMs: 5000 }),
+  }
+  return {
+    sim,
+    feeds,
+    later(seconds: number) {
+      sim.control.advance(seconds)
+      offsetMs += Math.max(seconds, 301) * 1000
+    },
+    stop: () => sim.stop(),
+  }
+}
+
+export function appDeps(bench: BenchDatabase, feeds: Feeds): AppDeps {
+  const config = { ...loadConfig({}), warId: WAR_ID }
+  return { config, sql: bench.db.sql, db: bench.db.info, log: silentLogger, feeds }
+}

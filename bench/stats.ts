@@ -1,0 +1,55 @@
+/** Timing helpers: repeated runs after a warm-up, percentiles. */
+
+export interface Timing {
+  n: number
+  p50: number
+  p95: number
+  mean: number
+  min: number
+  max: number
+}
+
+/** Nearest-rank percentile of sorted samples. */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN
+  const rank = Math.ceil((p / 100) * sorted.length)
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!
+}
+
+export function summarize(samples: number[]): Timing {
+  const s = [...samples].sort((a, b) => a - b)
+  return {
+    n: s.length,
+    p50: percentile(s, 50),
+    p95: percentile(s, 95),
+    mean: s.reduce((a, b) => a + b, 0) / Math.max(1, s.length),
+    min: s[0] ?? NaN,
+    max: s[s.length - 1] ?? NaN,
+  }
+}
+
+export interface RepeatOptions {
+  /** Untimed runs first. */
+  warmup: number
+  /** Timed runs wanted. */
+  reps: number
+  /** Stop early (after `minReps`) once the timed runs took this long: for slow baselines. */
+  budgetMs?: number
+  minReps?: number
+}
+
+/** Run `fn` warm-up + reps times; returns the timings (ms) of the timed runs. */
+export async function repeat(fn: () => Promise<unknown>, o: RepeatOptions): Promise<Timing> {
+  for (let i = 0; i < o.warmup; i++) await fn()
+  const samples: number[] = []
+  const started = performance.now()
+  for (let i = 0; i < o.reps; i++) {
+    const t = performance.now()
+    await fn()
+    samples.push(performance.now() - t)
+    if (o.budgetMs !== undefined && samples.length >= (o.minReps ?? 5) && performance.now() - started > o.budgetMs) break
+  }
+  return summarize(samples)
+}
+
+export const ms = (v: number) => (Number.isNaN(v) ? '–' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2))

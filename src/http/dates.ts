@@ -1,0 +1,95 @@
+import { t } from 'elysia'
+import type { Sql } from '../db/connect.ts'
+import { badRequest } from './params.ts'
+
+/**
+ * `startDate` / `endDate`: `YYYY-MM-DD` (00:00:00 UTC), `YYYY-MM-DD HH:MM:SS` (UTC), or the
+ * ISO form with `T`, optional fraction and optional `Z`/offset.
+ */
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})?)?$/
+export const DATE_PATTERN = DATE_RE.source
+
+export const dateString = (name: string, description: string, example: string) =>
+  t.String({
+    pattern: DATE_PATTERN,
+    description: `${description} Format YYYY-MM-DD or YYYY-MM-DD HH:MM:SS (UTC; the ISO form with T is accepted too).`,
+    examples: [example],
+    error: `${name} must be YYYY-MM-DD or YYYY-MM-DD HH:MM:SS (UTC)`,
+  })
+
+/** A time window; a null bound is open. `toExclusive` is set when `to` is the midnight after a bare end date. */
+export interface TimeRange {
+  from: Date | null
+  to: Date | null
+  toExclusive: boolean
+}
+
+interface ParsedDate {
+  at: Date
+  dateOnly: boolean
+}
+
+/** Parses one date parameter; 400 naming the parameter for any format or calendar error. */
+export function parseDate(raw: string, name: string): ParsedDate {
+  const m = DATE_RE.exec(raw)
+  const bad = () => badRequest(`${name} must be a valid date: YYYY-MM-DD or YYYY-MM-DD HH:MM:SS (UTC)`)
+  if (!m) throw bad()
+  const [, y, mo, d, h, mi, s, frac, zone] = m
+  const fields = [Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0)] as const
+  const ms = Date.UTC(...fields, frac ? Math.floor(Number(frac) * 1000) : 0)
+  const check = new Date(ms)
+  // Date.UTC rolls 2026-02-30 over to March: reject anything that did not round-trip.
+  if (
+    check.getUTCFullYear() !== fields[0] || check.getUTCMonth() !== fields[1] || check.getUTCDate() !== fields[2] ||
+    check.getUTCHours() !== fields[3] || check.getUTCMinutes() !== fields[4] || check.getUTCSeconds() !== fields[5]
+  ) throw bad()
+  let offsetMs = 0
+  if (zone && zone !== 'Z') {
+    const sign = zone[0] === '-' ? -1 : 1
+    const [oh, om] = zone.slice(1).split(':').map(Number) as [number, number]
+    if (oh > 23 || om > 59) throw bad()
+    offsetMs = sign * (oh * 60 + om) * 60_000
+  }
+  return { at: new Date(ms - offsetMs), dateOnly: h === undefined }
+}
+
+const DAY_MS = 86_400_000
+
+export interface RangeOptions {
+  now: Date
+  /** Both dates must be given (400 naming the missing one). */
+  required?: boolean
+  /** When startDate is omitted: start = end - this (end defaulting to now). Without it an omitted bound stays open. */
+  defaultSpanMs?: number
+}
+
+/**
+ * The one date-range rule of every route: startDate inclusive; endDate inclusive, and a
+ * bare endDate means the whole of that day; startDate after endDate is a 400.
+ */
+export function timeRange(query: { startDate?: string; endDate?: string }, opts: RangeOptions): TimeRange {
+  if (opts.required) {
+    for (const name of ['startDate', 'endDate'] as const) {
+      if (query[name] === undefined) throw badRequest(`${name} is required`)
+    }
+  }
+  const start = query.startDate === undefined ? undefined : parseDate(query.startDate, 'startDate')
+  const end = query.endDate === undefined ? undefined : parseDate(query.endDate, 'endDate')
+  let to: Date | null = end ? (end.dateOnly ? new Date(end.at.getTime() + DAY_MS) : end.at) : null
+  const toExclusive = end?.dateOnly ?? false
+  let from: Date | null = start?.at ?? null
+  if (opts.defaultSpanMs !== undefined) {
+    to ??= opts.now
+    from ??= new Date(to.getTime() - opts.defaultSpanMs)
+  }
+  if (from && to && (toExclusive ? from >= to : from > to)) throw badRequest('startDate must not be after endDate')
+  return { from, to, toExclusive }
+}
+
+/** `AND column >= from AND column <= to` (or `< to` after a bare end date) as a postgres.js fragment. */
+export function rangeCondition(sql: Sql, column: string, range: TimeRange) {
+  const col = sql(column)
+  return sql`
+    ${range.from ? sql`AND ${col} >= ${range.from}` : sql``}
+    ${range.to ? (range.toExclusive ? sql`AND ${col} < ${range.to}` : sql`AND ${col} <= ${range.to}`) : sql``}`
+}

@@ -1,0 +1,52 @@
+import { Elysia } from 'elysia'
+
+/** Longest request target we accept; real query strings of this API are far shorter. */
+export const MAX_URL_LENGTH = 4096
+/** Collectors take no body and reads have none: anything larger is a mistake or an attack. */
+export const MAX_BODY_BYTES = 64 * 1024
+
+const COLLECTOR_PATH = /^\/api\/v1\/collect\//
+
+/**
+ * Security headers and the CORS policy, for every response:
+ * - reads are public: any origin may GET them (no credentials);
+ * - collectors are not callable cross-origin: no CORS headers on them, and their
+ *   preflight is refused, so browsers never send the secret-bearing POST;
+ * - JSON responses forbid sniffing, framing and referrers.
+ * Over-long URLs are refused before routing.
+ */
+export const securityPolicy = () =>
+  new Elysia({ name: 'http/security' })
+    .onRequest(({ request, set }) => {
+      const path = new URL(request.url).pathname
+      // Set before routing so error responses carry them too.
+      applyHeaders(path, set.headers)
+      if (request.url.length > MAX_URL_LENGTH) {
+        set.status = 414
+        return { error: `request URL longer than ${MAX_URL_LENGTH} characters` }
+      }
+      if (request.method === 'OPTIONS') {
+        if (COLLECTOR_PATH.test(path)) {
+          set.status = 403
+          return { error: 'collector routes are not available cross-origin' }
+        }
+        set.status = 204
+        set.headers['access-control-allow-origin'] = '*'
+        set.headers['access-control-allow-methods'] = 'GET, HEAD, OPTIONS'
+        set.headers['access-control-allow-headers'] = 'If-None-Match, Content-Type'
+        set.headers['access-control-max-age'] = '86400'
+        return ''
+      }
+    })
+
+function applyHeaders(path: string, headers: Record<string, string | number>) {
+  headers['x-content-type-options'] = 'nosniff'
+  headers['referrer-policy'] = 'no-referrer'
+  headers['x-frame-options'] = 'DENY'
+  // The OpenAPI page loads its own scripts; everything else is data.
+  if (!path.startsWith('/openapi')) headers['content-security-policy'] = "default-src 'none'; frame-ancestors 'none'"
+  if (!COLLECTOR_PATH.test(path)) {
+    headers['access-control-allow-origin'] = '*'
+    headers['access-control-expose-headers'] = 'ETag, Cache-Control'
+  }
+}

@@ -1,0 +1,129 @@
+/** /divers/history: the player-count curve of the second game over a range, about 200 points. */
+import { Elysia, t } from 'elysia'
+import { PLAYER_COUNT_ROLLUPS } from '../db/rollups.ts'
+import { NO_STORE } from '../http/cache.ts'
+import type { ReadContext } from './context.ts'
+import * as q from './divers.sql.ts'
+import { errorResponses, IsoDate } from './schemas.ts'
+
+/** Span of each fixed range, in seconds. */
+export const RANGE_SECONDS = { '24h': 86_400, '7d': 7 * 86_400, '30d': 30 * 86_400, '90d': 90 * 86_400 } as const
+export type DiverRange = keyof typeof RANGE_SECONDS | 'all'
+const RangeSchema = (opts: { description: string; error?: string }) =>
+  t.Union([t.Literal('24h'), t.Literal('7d'), t.Literal('30d'), t.Literal('90d'), t.Literal('all')], opts)
+
+/**
+ * Bucket width for a span: the smallest multiple of 300 s giving at most 200 buckets,
+ * rounded up to whole hours from an hour on and to whole days from a day on, so it is
+ * always a multiple of a rollup level.
+ */
+export function bucketSecondsFor(spanS: number): number {
+  let w = Math.max(300, Math.ceil(spanS / (200 * 300)) * 300)
+  if (w >= 3600) w = Math.ceil(w / 3600) * 3600
+  if (w >= 86_400) w = Math.ceil(w / 86_400) * 86_400
+  return w
+}
+
+/** Index (in PLAYER_COUNT_ROLLUPS) of the coarsest rollup whose width divides `widthS`. */
+export function rollupLevelFor(widthS: number): number {
+  for (let i = PLAYER_COUNT_ROLLUPS.length - 1; i > 0; i--) if (widthS % PLAYER_COUNT_ROLLUPS[i]!.seconds === 0) return i
+  return 0
+}
+
+const Extreme = (description: string) =>
+  t.Union([t.Object({ value: t.Integer(), at: IsoDate('Time of the first raw row with that value in the window') }), t.Null()], { description })
+
+const DiverHistory = t.Object({
+  range: RangeSchema({ description: 'The requested range' }),
+  source: t.Union([t.Literal('api'), t.Literal('pcstore')], {
+    description: 'api: upstream cross-platform total (15 s cadence); pcstore: PC store total (10 min cadence)',
+  }),
+  bucketSeconds: t.Integer({ description: 'Width of one bucket' }),
+  from: IsoDate('Start of the first bucket (window start aligned with time_bucket)'),
+  to: IsoDate('End of the window (now)'),
+  points: t.Array(t.Object({ t: IsoDate('Bucket start'), v: t.Integer({ description: 'Average over the bucket, rounded' }) }), {
+    description: 'Buckets with data, oldest first',
+  }),
+  stats: t.Object({
+    current: t.Union([t.Integer(), t.Null()], { description: 'Latest raw value of the source (any time); null without history' }),
+    peak: Extreme('Highest raw value in the window; null without data'),
+    low: Extreme('Lowest raw value in the window; null without data'),
+    avg: t.Union([t.Integer(), t.Null()], { description: 'Average of the raw values in the window, rounded; null without data' }),
+  }),
+})
+
+/** Which series serves a fixed range: api when it covers the window start, else pcstore when it has data, else api. */
+async function sourceForWindow(ctx: ReadContext, from: Date, widthS: number, to: Date): Promise<q.DiverSource> {
+  if (await q.hasRowAtOrBefore(ctx.sql, 'api', new Date(from.getTime() + widthS * 1000))) return 'api'
+  return (await q.hasRowIn(ctx.sql, 'pcstore', from, to)) ? 'pcstore' : 'api'
+}
+
+export async function diverHistory(ctx: ReadContext, range: DiverRange) {
+  const { sql } = ctx
+  const to = ctx.now()
+  let source: q.DiverSource | undefined
+  let windowStart: Date
+  if (range === 'all') {
+    // The series that started first, over its whole history (ties: api).
+    const [api, pcstore] = await Promise.all([q.firstRowAt(sql, 'api'), q.firstRowAt(sql, 'pcstore')])
+    source = api && (!pcstore || api <= pcstore) ? 'api' : pcstore ? 'pcstore' : 'api'
+    windowStart = (source === 'api' ? api : pcstore) ?? to
+  } else windowStart = new Date(to.getTime() - RANGE_SECONDS[range] * 1000)
+  const bucketSeconds = bucketSecondsFor(Math.max(0, (to.getTime() - windowStart.getTime()) / 1000))
+  const from = await q.bucketStart(sql, bucketSeconds, windowStart)
+  source ??= await sourceForWindow(ctx, from, bucketSeconds, to)
+
+  const level = rollupLevelFor(bucketSeconds)
+  const [rows, current] = await Promise.all([q.buckets(sql, source, level, bucketSeconds, from, to), q.latestValue(sql, source)])
+  let stats = { current, peak: null as { value: number; at: string } | null, low: null as { value: number; at: string } | null, avg: null as number | null }
+  if (rows.length > 0) {
+    let max = -Infinity, min = Infinity, sum = 0, n = 0
+    for (const r of rows) {
+      max = Math.max(max, r.max)
+      min = Math.min(min, r.min)
+      sum += r.sum
+      n += r.n
+    }
+    const [maxAt, minAt] = await Promise.all([
+      q.firstTimeOf(sql, source, 'max', max, level, from, to),
+      q.firstTimeOf(sql, source, 'min', min, level, from, to),
+    ])
+    stats = {
+      current,
+      peak: maxAt ? { value: max, at: maxAt.toISOString() } : null,
+      low: minAt ? { value: min, at: minAt.toISOString() } : null,
+      avg: Math.round(sum / n),
+    }
+  }
+  return {
+    range,
+    source,
+    bucketSeconds,
+    from: from.toISOString(),
+    to: to.toISOString(),
+    points: rows.map((r) => ({ t: r.t.toISOString(), v: r.v })),
+    stats,
+  }
+}
+
+export const diverRoutes = (ctx: ReadContext) =>
+  new Elysia({ name: 'routes/divers', detail: { tags: ['live'] } })
+    .onAfterHandle(({ set }) => {
+      set.headers['cache-control'] = NO_STORE
+    })
+    .get('/divers/history', ({ query }) => diverHistory(ctx, query.range ?? '24h'), {
+      query: t.Object({
+        range: t.Optional(
+          RangeSchema({
+            description: 'Window: 24h, 7d, 30d, 90d or all (the whole history of the chosen source). Default 24h.',
+            error: 'range must be one of 24h, 7d, 30d, 90d, all',
+          }),
+        ),
+      }),
+      response: { 200: DiverHistory, ...errorResponses },
+      detail: {
+        summary: 'Player-count history of the second game',
+        description:
+          'range: 24h, 7d, 30d, 90d or all (default 24h). About 100-200 averaged points over the range, from the best source: the upstream series (15 s) when it covers the window start, else the PC store series (10 min). Stats (peak, low, avg) are exact over the raw rows of the window.',
+      },
+    })

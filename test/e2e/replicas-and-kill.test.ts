@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { connect, type Sql } from '../../src/db/connect.ts'
+import { migrate } from '../../src/db/migrate.ts'
+import { startSimulator, type Simulator } from '../../src/sim/server.ts'
+import { createScratchDatabase, describeTimescale } from '../support/db.ts'
+import { startService, type ServiceProcess } from '../support/process.ts'
+
+/** Real service processes on one TimescaleDB, fed by the simulator. */
+describeTimescale('service processes on one database', () => {
+  let scratch: Awaited<ReturnType<typeof createScratchDatabase>>
+  let sql: Sql
+  let sim: Simulator
+  const started: ServiceProcess[] = []
+  const env = (extra: Record<string, string> = {}) => ({
+    DATABASE_URL: scratch.url,
+    UPSTREAM_URL: sim.upstreamUrl,
+    COMMUNITY_API_URL: sim.communityUrl,
+    PCSTORE_API_URL: sim.pcstoreUrl,
+    FEED_TIMEOUT_MS: '3000',
+    ...extra,
+  })
+  const start = async (extra?: Record<string, string>) => {
+    const svc = await startService(env(extra))
+    started.push(svc)
+    return svc
+  }
+  const one = async <T>(q: Promise<T[]>) => (await q)[0]!
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase('replicas')
+    sql = connect({ url: scratch.url, max: 4 })
+    await migrate(sql)
+    sim = startSimulator({ port: 0, seed: 3, speed: 1 })
+  }, 60_000)
+  afterAll(async () => {
+    for (const s of started) await s.stop('SIGKILL')
+    await sim?.stop()
+    await sql?.end()
+    await scratch?.drop()
+  })
+
+  test('three replicas with schedules on store each tick once', async () => {
+    // Full-status every 10 s so a short run sees several ticks.
+    const replicas = await Promise.all([1, 2, 3].map(() => start({ SCHEDULE_ENABLED: 'true', FULL_STATUS_CRON: '*/10 * * * * *' })))
+    await Bun.sleep(32_000)
+    for (const r of replicas) expect(await r.stop('SIGTERM')).toBe(0)
+
+    const ticks = await one(sql<{ n: number; summaries: number; planets: number; expected: number }[]>`
+      SELECT (SELECT count(*) FROM full_status_ticks) AS n,
+             (SELECT count(*) FROM war_summary_snapshots) AS summaries,
+             (SELECT count(*) FROM planet_status_snapshots) AS planets,
+             (SELECT coalesce(sum(planets_written), 0) FROM full_status_ticks) AS expected`)
+    expect(ticks.n).toBeGreaterThanOrEqual(2)
+    expect(ticks.summaries).toBe(ticks.n)
+    expect(ticks.planets).toBe(ticks.expected)
+    const upstream = await one(sql<{ rows: number; times: number }[]>`
+      SELECT count(*) AS rows, count(DISTINCT upstream_war_time) AS times FROM player_count_snapshots WHERE source = 'upstream'`)
+    expect(upstream.rows).toBeGreaterThanOrEqual(2)
+    expect(upstream.rows).toBe(upstream.times)
+    const pcstore = await sql`SELECT game_name, count(*)::int AS n FROM player_count_snapshots WHERE source = 'pcstore' GROUP BY 1 ORDER BY 1`
+    expect([...pcstore]).toEqual([{ game_name: 'Game', n: 1 }, { game_name: 'Game 2', n: 1 }])
+    // The replicas did meet: some runs found the lock held or the tick already stored.
+    const outcomes = replicas.flatMap((r) => r.lines.filter((l) => l.msg === 'collector run').map((l) => l.outcome))
+    expect(outcomes).toContain('written')
+    expect(outcomes.some((o) => o === 'locked' || o === 'unchanged')).toBe(true)
+  }, 90_000)
+
+  test('a process killed in the middle of a full-status tick leaves no partial tick', async () => {
+    const svc = await start({ SCHEDULE_ENABLED: 'false' })
+    const before = await one(sql<{ ticks: number; planets: number }[]>`
+      SELECT (SELECT count(*) FROM full_status_ticks) AS ticks, (SELECT count(*) FROM planet_status_snapshots) AS planets`)
+    // Hold the dispatches table: the tick writes its planets, then waits at its last step.
+    const blocker = connect({ url: scratch.url, max: 1 })
+    const reserved = await blocker.reserve()
+    await reserved`BEGIN`
+    await reserved`LOCK TABLE dispatches IN ACCESS EXCLUSIVE MODE`
+    await Bun.sleep(11_000) // a new war time, so the tick is not a repeat
+    const pending = fetch(`${svc.baseUrl}/api/v1/collect/full-status`, { method: 'POST' }).catch(() => null)
+    for (let i = 0; i < 100; i++) {
+      const [w] = await sql`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = 'galactic-war-stats'`
+      if (w) break
+      await Bun.sleep(100)
+    }
+    const waiting = await sql`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = 'galactic-war-stats'`
+    expect(waiting.length).toBe(1)
+    await svc.stop('SIGKILL')
+    await pending
+    await reserved`ROLLBACK`
+    reserved.release()
+    await blocker.end()
+    // The backend notices its client is gone and aborts: nothing of the tick remains.
+    await Bun.sleep(500)
+    const after = await one(sql<{ ticks: number; planets: number }[]>`
+      SELECT (SELECT count(*) FROM full_status_ticks) AS ticks, (SELECT count(*) FROM planet_status_snapshots) AS planets`)
+    expect(after).toEqual(before)
+
+    const again = await start({ SCHEDULE_ENABLED: 'false' })
+    const res = await fetch(`${again.baseUrl}/api/v1/collect/full-status`, { method: 'POST' })
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as { outcome: string }).outcome).toBe('written')
+  }, 90_000)
+})

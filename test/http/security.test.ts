@@ -1,0 +1,46 @@
+import { describe, expect, test } from 'bun:test'
+import { buildApp } from '../../src/app.ts'
+import { loadConfig } from '../../src/config.ts'
+import type { Sql } from '../../src/db/connect.ts'
+import { MAX_URL_LENGTH } from '../../src/http/security.ts'
+import { silentLogger } from '../../src/log.ts'
+import { createFeeds } from '../../src/upstream/feeds.ts'
+
+// These requests never reach the database: a pool that would throw if used proves it.
+const noDatabase = new Proxy({}, { get: () => { throw new Error('database used') } }) as unknown as Sql
+const config = loadConfig({ UPSTREAM_URL: 'http://127.0.0.1:9/api' })
+const app = buildApp({ config, sql: noDatabase, db: { edition: 'postgres', timescaledbVersion: null, serverVersion: '', embedded: true }, log: silentLogger, feeds: createFeeds(config) })
+const req = (method: string, path: string, headers: Record<string, string> = {}) => app.handle(new Request(`http://localhost${path}`, { method, headers }))
+
+describe('security headers and CORS', () => {
+  test('every response, errors included, carries the security headers', async () => {
+    for (const res of [await req('GET', '/health/live'), await req('GET', '/api/v1/nope'), await req('POST', '/api/v1/collect/war-info?warId=x')]) {
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+      expect(res.headers.get('x-frame-options')).toBe('DENY')
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer')
+      expect(res.headers.get('content-security-policy')).toContain("default-src 'none'")
+    }
+  })
+
+  test('reads are public to any origin, collectors get no CORS headers', async () => {
+    expect((await req('GET', '/health/live', { origin: 'https://example.org' })).headers.get('access-control-allow-origin')).toBe('*')
+    const collector = await req('POST', '/api/v1/collect/war-info?warId=x', { origin: 'https://example.org' })
+    expect(collector.headers.get('access-control-allow-origin')).toBeNull()
+  })
+
+  test('preflight: allowed for reads, refused for collectors', async () => {
+    const read = await req('OPTIONS', '/api/v1/war', { origin: 'https://example.org', 'access-control-request-method': 'GET' })
+    expect(read.status).toBe(204)
+    expect(read.headers.get('access-control-allow-methods')).toBe('GET, HEAD, OPTIONS')
+    const collect = await req('OPTIONS', '/api/v1/collect/full-status', { origin: 'https://example.org', 'access-control-request-method': 'POST' })
+    expect(collect.status).toBe(403)
+    expect(collect.headers.get('access-control-allow-origin')).toBeNull()
+    expect(await collect.json()).toEqual({ error: 'collector routes are not available cross-origin' })
+  })
+
+  test(`URLs longer than ${MAX_URL_LENGTH} characters are refused with 414 {error}`, async () => {
+    const res = await req('GET', `/api/v1/historical-dispatches?q=${'a'.repeat(MAX_URL_LENGTH)}`)
+    expect(res.status).toBe(414)
+    expect(Object.keys((await res.json()) as object)).toEqual(['error'])
+  })
+})

@@ -1,0 +1,74 @@
+/** Shared set-up of the read-route tests: a migrated database, the app, and a request helper. */
+import { Elysia } from 'elysia'
+import { buildApp, type AppDeps } from '../../src/app.ts'
+import { loadConfig } from '../../src/config.ts'
+import { errorHandling } from '../../src/http/errors.ts'
+import { silentLogger } from '../../src/log.ts'
+import { readRoutes, type ReadRoutesOptions } from '../../src/routes/index.ts'
+import { startSimulator, type Simulator } from '../../src/sim/server.ts'
+import { createFeeds } from '../../src/upstream/feeds.ts'
+import { openEmbeddedTestDatabase, type TestDatabase } from '../support/db.ts'
+
+export interface Harness {
+  db: TestDatabase
+  deps: AppDeps
+  sim: Simulator | null
+  /** GET through the app; body parsed as JSON when there is one. */
+  get(path: string, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: any }>
+  close(): Promise<void>
+}
+
+export interface HarnessOptions {
+  /** Database to use (default: a fresh embedded one). */
+  db?: TestDatabase
+  /** Point the feeds at the simulator: true starts one (stopped by close()), or pass a running one. Default: feeds point nowhere. */
+  simulator?: boolean | Simulator
+  /** Leave the database open on close() (when several harnesses share one). */
+  keepDb?: boolean
+  /** Build the app from readRoutes directly with these options (clock, cache) instead of buildApp. */
+  readOptions?: ReadRoutesOptions
+}
+
+export async function openHarness(opts: HarnessOptions = {}): Promise<Harness> {
+  const db = opts.db ?? (await openEmbeddedTestDatabase())
+  const ownSim = opts.simulator === true
+  const sim = opts.simulator === true ? startSimulator({ port: 0, seed: 3, speed: 0 }) : opts.simulator || null
+  const feeds = createFeeds({
+    upstreamUrl: sim?.upstreamUrl ?? 'http://127.0.0.1:9/upstream/api',
+    communityApiUrl: sim?.communityUrl ?? 'http://127.0.0.1:9/community',
+    pcstoreApiUrl: sim?.pcstoreUrl ?? 'http://127.0.0.1:9/pcstore',
+    feedTimeoutMs: 2000,
+    clientName: 'test',
+    clientContact: 'test@example.invalid',
+  })
+  const config = { ...loadConfig({}), warId: 801 }
+  const deps: AppDeps = { config, sql: db.sql, db: db.info, log: silentLogger, feeds }
+  // With read options, the same mounting as buildApp: the error plugin at the root, routes under /api/v1.
+  const app = opts.readOptions
+    ? new Elysia().use(errorHandling(silentLogger)).use(new Elysia({ prefix: '/api/v1' }).use(readRoutes(deps, opts.readOptions)))
+    : buildApp(deps)
+  return {
+    db,
+    deps,
+    sim,
+    async get(path, headers = {}) {
+      const res = await app.handle(new Request(`http://localhost${path.startsWith('/api') || path.startsWith('/openapi') ? path : `/api/v1${path}`}`, { headers }))
+      const text = await res.text()
+      let body: unknown = text
+      try {
+        body = text ? JSON.parse(text) : null
+      } catch {}
+      return { status: res.status, headers: res.headers, body }
+    },
+    async close() {
+      if (ownSim) await sim?.stop()
+      if (!opts.keepDb) await db.dispose()
+    },
+  }
+}
+
+/** Asserts the `{error}` envelope and returns the message. */
+export function errorOf(res: { status: number; body: any }): string {
+  if (typeof res.body?.error !== 'string' || Object.keys(res.body).length !== 1) throw new Error(`not an {error} body: ${JSON.stringify(res.body)}`)
+  return res.body.error
+}

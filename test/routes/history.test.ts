@@ -1,0 +1,249 @@
+/**
+ * The paged historical routes on seeded history, on the embedded database and on
+ * TimescaleDB: happy paths, defaults, filters, aliases, both date formats, sort orders,
+ * paging and clamping.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { describeOnEachDatabase } from '../support/editions.ts'
+import { SEED, seedAll } from '../support/seed.ts'
+import { openHarness, type Harness } from './helpers.ts'
+
+const DAY = 86_400_000
+const isoDay = (d: Date) => d.toISOString().slice(0, 10)
+const times = (items: { timestamp: string }[]) => items.map((i) => Date.parse(i.timestamp))
+const isSortedDesc = (xs: number[]) => xs.every((x, i) => i === 0 || xs[i - 1]! >= x)
+
+describeOnEachDatabase('historical routes', (target) => {
+  let h: Harness
+  let now: Date
+  const count = async (q: Promise<{ n: number }[]>) => (await q)[0]!.n
+
+  beforeAll(async () => {
+    const db = await target.open()
+    now = new Date()
+    await seedAll(db.sql, db.info.edition, now)
+    h = await openHarness({ db })
+  }, 120_000)
+  afterAll(() => h?.close())
+
+  // ---------------------------------------------------------------- player counts
+
+  test('player counts: both row shapes, newest first, totals match the table', async () => {
+    const start = new Date(now.getTime() - 2 * 3600_000)
+    const qs = `startDate=${start.toISOString()}&endDate=${now.toISOString()}`
+    const res = await h.get(`/historical-player-count?${qs}&limit=500`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    const direct = await count(h.db.sql`SELECT count(*) AS n FROM player_count_snapshots WHERE captured_at >= ${start} AND captured_at <= ${now}`)
+    expect(res.body.totalResults).toBe(direct)
+    expect(res.body.totalPages).toBe(Math.ceil(direct / 500))
+    expect(isSortedDesc(times(res.body.items))).toBe(true)
+    const api = res.body.items.find((r: any) => r.apiTotalPlayerCount !== null)
+    expect(api).toMatchObject({ gameName: 'Game 2', pcstorePlayerCount: null, consolePlayerCount: null, totalPlayerCount: null })
+    expect(Object.keys(api).sort()).toEqual(['apiTotalPlayerCount', 'consolePlayerCount', 'gameName', 'pcstorePlayerCount', 'timestamp', 'totalPlayerCount'])
+    const pc = res.body.items.find((r: any) => r.pcstorePlayerCount !== null)
+    expect(pc).toMatchObject({ consolePlayerCount: 0, apiTotalPlayerCount: null })
+    expect(pc.totalPlayerCount).toBe(pc.pcstorePlayerCount)
+    expect(typeof pc.timestamp).toBe('string')
+    expect(new Date(pc.timestamp).toISOString()).toBe(pc.timestamp)
+  })
+
+  test('player counts: gameName filter', async () => {
+    const qs = `startDate=${isoDay(new Date(now.getTime() - 2 * DAY))}&endDate=${isoDay(now)}`
+    const game1 = await h.get(`/historical-player-count?${qs}&gameName=Game&limit=500`)
+    expect(game1.body.items.length).toBeGreaterThan(200)
+    expect(game1.body.items.every((r: any) => r.gameName === 'Game' && r.pcstorePlayerCount !== null)).toBe(true)
+    const game2 = await h.get(`/historical-player-count?${qs}&gameName=Game%202`)
+    const all = await h.get(`/historical-player-count?${qs}`)
+    expect(game1.body.totalResults + game2.body.totalResults).toBe(all.body.totalResults)
+  })
+
+  test('player counts: a bare endDate covers the whole day; the datetime forms are exact', async () => {
+    const day = isoDay(new Date(now.getTime() - 3 * DAY))
+    const from = new Date(`${day}T00:00:00Z`)
+    const direct = (to: Date, inclusive: boolean) =>
+      count(h.db.sql`SELECT count(*) AS n FROM player_count_snapshots WHERE captured_at >= ${from} AND ${inclusive ? h.db.sql`captured_at <= ${to}` : h.db.sql`captured_at < ${to}`}`)
+    const bare = await h.get(`/historical-player-count?startDate=${day}&endDate=${day}`)
+    expect(bare.status).toBe(200)
+    expect(bare.body.totalResults).toBe(await direct(new Date(from.getTime() + DAY), false))
+    // All rows of the day: 5760 upstream + 144 pcstore per game.
+    expect(bare.body.totalResults).toBeGreaterThan(5760)
+    const spaced = await h.get(`/historical-player-count?startDate=${day}%2000:00:00&endDate=${day}%2012:00:00`)
+    expect(spaced.body.totalResults).toBe(await direct(new Date(`${day}T12:00:00Z`), true))
+    const isoT = await h.get(`/historical-player-count?startDate=${day}T00:00:00&endDate=${day}T12:00:00Z`)
+    expect(isoT.body.totalResults).toBe(spaced.body.totalResults)
+    expect(spaced.body.totalResults).toBeLessThan(bare.body.totalResults)
+    // Newest row is within the window's end.
+    expect(Date.parse(spaced.body.items[0].timestamp)).toBeLessThanOrEqual(Date.parse(`${day}T12:00:00Z`))
+  })
+
+  test('player counts: pages are stable and disjoint; beyond the last page is empty', async () => {
+    const qs = `startDate=${isoDay(now)}&endDate=${isoDay(now)}`
+    const p1 = await h.get(`/historical-player-count?${qs}&limit=7&page=1`)
+    const p2 = await h.get(`/historical-player-count?${qs}&limit=7&page=2`)
+    const both = await h.get(`/historical-player-count?${qs}&limit=14&page=1`)
+    expect([...p1.body.items, ...p2.body.items]).toEqual(both.body.items)
+    expect(p2.body).toMatchObject({ page: 2, limit: 7, totalResults: p1.body.totalResults, totalPages: Math.ceil(p1.body.totalResults / 7) })
+    const past = await h.get(`/historical-player-count?${qs}&limit=7&page=${p1.body.totalPages + 1}`)
+    expect(past.body.items).toEqual([])
+    expect(past.body.totalResults).toBe(p1.body.totalResults)
+  })
+
+  // ---------------------------------------------------------------- planet status
+
+  test('planet status: default window is the last 24 hours of the configured war', async () => {
+    const res = await h.get('/historical-planet-status?planetId=1&limit=1000')
+    expect(res.status).toBe(200)
+    const ts = times(res.body.items)
+    expect(isSortedDesc(ts)).toBe(true)
+    // One tick every 5 minutes: 288 a day (one more or less at the window's edges).
+    expect(res.body.totalResults).toBeGreaterThanOrEqual(287)
+    expect(res.body.totalResults).toBeLessThanOrEqual(289)
+    expect(Math.min(...ts)).toBeGreaterThanOrEqual(Date.now() - DAY - 60_000)
+    expect(res.body.items[0]).toMatchObject({ warID: 801, planetIndex: 1, owner: 2, regenPerSecond: 2.25 })
+    expect(Object.keys(res.body.items[0]).sort()).toEqual(['health', 'owner', 'planetIndex', 'players', 'regenPerSecond', 'timestamp', 'warID'])
+  })
+
+  test('planet status: planetID and warID aliases; other war; explicit window', async () => {
+    const a = await h.get('/historical-planet-status?planetId=2&limit=20')
+    const b = await h.get('/historical-planet-status?planetID=2&warID=801&limit=20')
+    expect(b.body).toEqual(a.body)
+    const old = await h.get('/historical-planet-status?planetId=0&warId=800')
+    expect(old.body.totalResults).toBe(13)
+    expect(old.body.items.every((r: any) => r.warID === 800 && r.health === 42)).toBe(true)
+    const start = new Date(now.getTime() - 10 * DAY)
+    const end = new Date(start.getTime() + 3600_000)
+    const win = await h.get(`/historical-planet-status?planetId=0&startDate=${start.toISOString()}&endDate=${end.toISOString()}`)
+    expect(win.body.totalResults).toBe(12)
+    for (const t of times(win.body.items)) {
+      expect(t).toBeGreaterThanOrEqual(start.getTime())
+      expect(t).toBeLessThanOrEqual(end.getTime())
+    }
+    // Only startDate given: the window ends now.
+    const open = await h.get(`/historical-planet-status?planetId=0&startDate=${isoDay(new Date(now.getTime() - 2 * DAY))}`)
+    expect(open.body.totalResults).toBeGreaterThan(288)
+  })
+
+  // ---------------------------------------------------------------- war summary
+
+  test('war summary: default 7 days, newest first, limit clamped to 1000', async () => {
+    const res = await h.get('/historical-war-summary?limit=5000')
+    expect(res.status).toBe(200)
+    expect(res.body.limit).toBe(1000)
+    expect(res.body.items.length).toBe(1000)
+    expect(res.body.totalResults).toBeGreaterThanOrEqual(7 * 288 - 1)
+    expect(res.body.totalResults).toBeLessThanOrEqual(7 * 288 + 1)
+    expect(res.body.totalPages).toBe(Math.ceil(res.body.totalResults / 1000))
+    expect(isSortedDesc(times(res.body.items))).toBe(true)
+    const first = res.body.items[0]
+    expect(first).toMatchObject({ warID: 801, revives: 2, missionSuccessRate: 83, accuracy: 98 })
+    expect(first.bugKills).toBeGreaterThan(2_900_000_000)
+    expect(Object.keys(first).sort()).toEqual(
+      ['accuracy', 'automatonKills', 'bugKills', 'bulletsFired', 'bulletsHit', 'deaths', 'friendlies', 'illuminateKills', 'missionSuccessRate',
+        'missionTime', 'missionsLost', 'missionsWon', 'revives', 'timePlayed', 'timestamp', 'warID'].sort(),
+    )
+    // Cumulative: older rows have smaller counters.
+    expect(res.body.items[1].bugKills).toBeLessThan(first.bugKills)
+    const defaulted = await h.get('/historical-war-summary')
+    expect(defaulted.body.limit).toBe(100)
+    const old = await h.get('/historical-war-summary?warID=800')
+    expect(old.body.totalResults).toBe(5)
+  })
+
+  // ---------------------------------------------------------------- major orders
+
+  test('major orders: every war by default, sorted by lastSeenAt descending', async () => {
+    const res = await h.get('/historical-major-orders')
+    expect(res.status).toBe(200)
+    expect(res.body.items.map((o: any) => o.orderId32)).toEqual([SEED.orders.recent, SEED.orders.older, SEED.orders.big, SEED.orders.oldWar])
+    const ts = res.body.items.map((o: any) => Date.parse(o.lastSeenAt))
+    expect(isSortedDesc(ts)).toBe(true)
+    expect(res.body.items[0]).toEqual({
+      orderId32: 1001,
+      warID: 801,
+      title: 'MAJOR ORDER',
+      briefing: 'Hold the line',
+      description: 'Liberate 2 planets',
+      firstSeenAt: new Date(now.getTime() - 3 * DAY).toISOString(),
+      lastSeenAt: new Date(now.getTime() - 3600_000).toISOString(),
+      expiresInLastSeen: 86400,
+      startWarTime: 4000000,
+      flags: 1,
+      tasks: [{ type: 3, values: [2, 0, 1000000], valueTypes: [1, 2, 3] }],
+      rewards: [{ type: 1, id32: 897894480, amount: 45 }],
+      rewardMedals: 45,
+    })
+    expect(res.body.items[1].tasks).toBeNull()
+    expect(res.body.items[2].orderId32).toBe(3_000_000_000)
+    const w801 = await h.get('/historical-major-orders?warId=801&limit=2')
+    expect(w801.body).toMatchObject({ totalResults: 3, totalPages: 2, limit: 2 })
+    const w800 = await h.get('/historical-major-orders?warID=800')
+    expect(w800.body.items.map((o: any) => o.orderId32)).toEqual([SEED.orders.oldWar])
+  })
+
+  test('major order progress: newest first, default limit 200, window, unknown order', async () => {
+    const res = await h.get(`/historical-major-orders/${SEED.orders.recent}/progress`)
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ limit: 200, totalResults: SEED.progressTicks, totalPages: 3 })
+    expect(res.body.items[0]).toEqual({ orderId32: 1001, progress: [1], timestamp: new Date(now.getTime() - 7000).toISOString() })
+    expect(isSortedDesc(times(res.body.items))).toBe(true)
+    const last = await h.get(`/historical-major-orders/${SEED.orders.recent}/progress?page=3`)
+    expect(last.body.items.length).toBe(SEED.progressTicks - 400)
+    expect(last.body.items.at(-1).progress).toEqual([0])
+    const clamped = await h.get(`/historical-major-orders/${SEED.orders.recent}/progress?limit=3000`)
+    expect(clamped.body.limit).toBe(2000)
+    expect(clamped.body.items.length).toBe(SEED.progressTicks)
+    const since = new Date(now.getTime() - 3600_000)
+    const win = await h.get(`/historical-major-orders/${SEED.orders.recent}/progress?startDate=${since.toISOString()}`)
+    expect(win.body.totalResults).toBe(12)
+    const unknown = await h.get('/historical-major-orders/424242/progress')
+    expect(unknown.status).toBe(200)
+    expect(unknown.body).toEqual({ items: [], page: 1, limit: 200, totalResults: 0, totalPages: 0 })
+  })
+
+  // ---------------------------------------------------------------- dispatches
+
+  const ids = (res: { body: any }) => res.body.items.map((d: any) => d.id)
+
+  test('dispatches: configured war by default, newest first, id breaks ties', async () => {
+    const res = await h.get('/historical-dispatches')
+    expect(res.status).toBe(200)
+    expect(res.body.totalResults).toBe(30)
+    const expected = Array.from({ length: 30 }, (_, i) => 30 - i)
+    // 20 and 21 share a publication time: id descending puts 21 first, which is already the order.
+    expect(ids(res)).toEqual(expected)
+    const ts = res.body.items.map((d: any) => Date.parse(d.publishedAt))
+    expect(isSortedDesc(ts)).toBe(true)
+    expect(res.body.items[0]).toEqual({
+      id: 30,
+      warID: 801,
+      publishedAt: new Date(now.getTime() - 3600_000).toISOString(),
+      publishedWarTime: 300000,
+      type: 0,
+      message: 'Routine dispatch number 30',
+    })
+    expect(ids(await h.get('/historical-dispatches?warId=800'))).toEqual([903, 902, 901])
+    expect(ids(await h.get('/historical-dispatches?warID=800&limit=2&page=2'))).toEqual([901])
+  })
+
+  test('dispatches: since is exclusive war time', async () => {
+    expect(ids(await h.get('/historical-dispatches?since=250000'))).toEqual([30, 29, 28, 27, 26])
+    expect(ids(await h.get('/historical-dispatches?since=260000'))).toEqual([30, 29, 28, 27])
+    expect((await h.get('/historical-dispatches?since=300000')).body.totalResults).toBe(0)
+    expect((await h.get('/historical-dispatches?since=0')).body.totalResults).toBe(30)
+  })
+
+  test('dispatches: q is a case-insensitive literal substring (%, _ and \\ are not wildcards)', async () => {
+    const q = async (text: string) => ids(await h.get(`/historical-dispatches?q=${encodeURIComponent(text)}`))
+    expect(await q('100%')).toEqual([3])
+    expect(await q('100')).toEqual([4, 3])
+    expect(await q('snake_case')).toEqual([5])
+    expect(await q('_')).toEqual([5])
+    expect(await q('%')).toEqual([3])
+    expect(await q('C:\\galaxy')).toEqual([7])
+    expect(await q('\\')).toEqual([7])
+    expect(await q('super EARTH')).toEqual([9])
+    expect(await q('ROUTINE DISPATCH NUMBER 2')).toEqual([29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 2])
+    expect((await h.get(`/historical-dispatches?q=routine&since=280000`)).body.totalResults).toBe(2)
+  })
+})

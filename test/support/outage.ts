@@ -1,0 +1,17 @@
+const ROOT = new URL('../../', import.meta.url).pathname
+
+/**
+ * A TimescaleDB instance of its own (scripts/testdb.sh) that a test may stop and start:
+ * the shared test database must stay up for the other files.
+ */
+export async function startOwnTimescale(name: string) {
+  const env = { ...process.env, TESTDB_NAME: name, TESTDB_OWNER_PID: String(process.pid) }
+  const run = async (cmd: string) => {
+    const p = Bun.spawn(['bash', `${ROOT}scripts/testdb.sh`, cmd], { env, stdout: 'pipe', stderr: 'pipe' })
+    const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited])
+    if (code !== 0) throw new Error(`testdb.sh ${cmd} failed (${code}): ${err.trim().split('\n').pop()}`)
+    return out.trim()
+  }
+  const url = await run('start')
+  return { url, pause: () => run('pause'), resume: () => run('resume'), stop: () => run('stop') }
+}

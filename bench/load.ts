@@ -4,11 +4,11 @@
  * same load generator (wrk; a small Bun client when wrk is missing), same run. The
  * service's memory is polled from /proc during the whole phase.
  */
+import { startListening, type Listening } from '../test/support/process.ts'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { ROOT } from './setup.ts'
 
 export interface LoadOptions {
   durationS: number
@@ -41,47 +41,6 @@ export interface ThroughputResult {
   /** Peak resident memory of the service process (MB): VmHWM at the end and the highest VmRSS polled. */
   rss: { vmHwmMb: number; maxVmRssMb: number; afterStartMb: number; samples: number }
   servicePid: number
-}
-
-interface Started {
-  proc: Subprocess<'ignore', 'pipe', 'pipe'>
-  port: number
-  stderr: () => string
-}
-
-/** Spawn a process that prints a JSON {"msg":"listening","port":N} line; wait for it. */
-export async function startListening(cmd: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<Started> {
-  const proc = Bun.spawn(cmd, { cwd: ROOT, env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
-  let stderr = ''
-  void (async () => {
-    for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk)
-  })()
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${cmd.join(' ')} did not listen in ${timeoutMs} ms: ${stderr}`)), timeoutMs)
-    void (async () => {
-      let buf = ''
-      for await (const chunk of proc.stdout) {
-        buf += new TextDecoder().decode(chunk)
-        let nl: number
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl)
-          buf = buf.slice(nl + 1)
-          try {
-            const obj = JSON.parse(line) as Record<string, unknown>
-            if (obj.msg === 'listening') {
-              clearTimeout(timer)
-              resolve(Number(obj.port))
-            }
-          } catch {
-            // not a JSON line
-          }
-        }
-      }
-      clearTimeout(timer)
-      reject(new Error(`${cmd.join(' ')} exited before listening (code ${await proc.exited}): ${stderr}`))
-    })()
-  })
-  return { proc, port, stderr: () => stderr }
 }
 
 /** SIGTERM the process (by its pid), SIGKILL after 10 s; resolves with its exit code. */
@@ -208,7 +167,7 @@ export async function measureThroughput(
     }
   }, 100)
   const dir = mkdtempSync(join(tmpdir(), 'gws-bench-'))
-  let ceiling: Started | undefined
+  let ceiling: Listening | undefined
   try {
     const base = `http://127.0.0.1:${svc.port}`
     const stored: Record<string, { status: number; headers: Record<string, string>; body: string }> = {}

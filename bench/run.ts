@@ -40,8 +40,10 @@ const progress = (line: string) => process.stderr.write(`[${((performance.now() 
 
 // ------------------------------------------------------------------ options
 
+// `npm run bench -- --quick` passes the options as they are; `bun run bench -- --quick` may keep the `--`.
+const args = Bun.argv.slice(2).filter((a, i) => !(i === 0 && a === '--'))
 const { values: argv } = parseArgs({
-  args: Bun.argv.slice(2),
+  args,
   options: {
     quick: { type: 'boolean' },
     years: { type: 'string' },
@@ -108,7 +110,7 @@ const ticks = Math.round(num('ticks', quick ? 20 : 25, 1))
 const outFile = opt('out') ?? join(ROOT, 'BENCHMARKS.md')
 const isDefaultScale = !quick && ['years', 'planet-days', 'summary-days', 'orders', 'dispatches'].every((k) => opt(k as keyof typeof argv) === undefined)
 const preset = quick ? 'quick' : isDefaultScale ? 'default' : 'custom'
-const command = ['bun run bench', ...(Bun.argv.length > 2 ? ['--', ...Bun.argv.slice(2).map((a) => (a.startsWith('postgres') ? '<URL>' : a))] : [])].join(' ')
+const command = ['bun run bench', ...(args.length ? ['--', ...args.map((a) => (a.startsWith('postgres') ? '<URL>' : a))] : [])].join(' ')
 
 // ------------------------------------------------------------------ cleanup
 
@@ -161,7 +163,7 @@ async function main() {
   const { sql } = bench.db
   const info = bench.db.info
   progress(`database ready: edition ${info.edition}, TimescaleDB ${info.timescaledbVersion ?? '–'}, PostgreSQL ${info.serverVersion}`)
-  feeds = simulatedFeeds(1)
+  feeds = simulatedFeeds(1, 5000)
   const deps = appDeps(bench, feeds.feeds)
 
   // Wars, planets, planet_war_info, sectors, factions: the real war-info collector against the simulator.

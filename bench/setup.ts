@@ -3,6 +3,7 @@
  * PGlite, or a scratch database on a given server), the feed simulator, feed clients with
  * a controllable cache clock, and the app's dependencies built like test/support does.
  */
+import { simulatedFeeds } from '../test/support/sim.ts'
 import { resolve } from 'node:path'
 import type { AppDeps } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
@@ -10,11 +11,7 @@ import { connect } from '../src/db/connect.ts'
 import { startEmbeddedDatabase } from '../src/db/embedded.ts'
 import { openDatabase, type Database } from '../src/db/index.ts'
 import { silentLogger } from '../src/log.ts'
-import { startSimulator, type Simulator } from '../src/sim/server.ts'
-import { createUpstreamClient } from '../src/upstream/client.ts'
-import { createCommunityClient } from '../src/upstream/community.ts'
 import type { Feeds } from '../src/upstream/feeds.ts'
-import { createPcstoreClient } from '../src/upstream/pcstore.ts'
 
 export const ROOT = resolve(import.meta.dir, '..')
 export const WAR_ID = 801
@@ -125,31 +122,9 @@ export async function openBenchDatabase(kind: DbKind, givenUrl?: string): Promis
   }
 }
 
-/**
- * The simulator at speed 0 (the war moves only by `later`) and feed clients whose cache
- * clock `later` moves past every TTL, so the next fetch is a fresh upstream answer.
- */
-export function simulatedFeeds(seed = 1) {
-  const sim: Simulator = startSimulator({ port: 0, hostname: '127.0.0.1', seed, speed: 0 })
-  let offsetMs = 0
-  const now = () => Date.now() + offsetMs
-  const feeds: Feeds = {
-    upstream: createUpstreamClient({ baseUrl: sim.upstreamUrl, timeoutMs: 5000, userAgent: 'gws-bench', now }),
-    community: createCommunityClient({ baseUrl: sim.communityUrl, timeoutMs: 5000, superClient: 'gws-bench', superContact: 'bench@example.invalid', now }),
-    pcstore: createPcstoreClient({ baseUrl: sim.pcstoreUrl, timeoutMs: 5000 }),
-  }
-  return {
-    sim,
-    feeds,
-    later(seconds: number) {
-      sim.control.advance(seconds)
-      offsetMs += Math.max(seconds, 301) * 1000
-    },
-    stop: () => sim.stop(),
-  }
-}
-
 export function appDeps(bench: BenchDatabase, feeds: Feeds): AppDeps {
   const config = { ...loadConfig({}), warId: WAR_ID }
   return { config, sql: bench.db.sql, db: bench.db.info, log: silentLogger, feeds }
 }
+
+export { simulatedFeeds }

@@ -36,8 +36,14 @@ export function parseDate(raw: string, name: string): ParsedDate {
   if (!m) throw bad()
   const [, y, mo, d, h, mi, s, frac, zone] = m
   const fields = [Number(y), Number(mo) - 1, Number(d), Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0)] as const
-  const ms = Date.UTC(...fields, frac ? Math.floor(Number(frac) * 1000) : 0)
-  const check = new Date(ms)
+  // Years 1..9998: the end of 9999-12-31 in another zone or as a bare end date would leave
+  // the range PostgreSQL and ISO-8601 strings share.
+  if (fields[0] < 1 || fields[0] > 9998) throw bad()
+  // setUTCFullYear, not Date.UTC: Date.UTC maps years 0..99 to 1900..1999.
+  const check = new Date(0)
+  check.setUTCFullYear(fields[0], fields[1], fields[2])
+  check.setUTCHours(fields[3], fields[4], fields[5], frac ? Math.floor(Number(frac) * 1000) : 0)
+  const ms = check.getTime()
   // Date.UTC rolls 2026-02-30 over to March: reject anything that did not round-trip.
   if (
     check.getUTCFullYear() !== fields[0] || check.getUTCMonth() !== fields[1] || check.getUTCDate() !== fields[2] ||

@@ -18,15 +18,17 @@ const COLLECTOR_PATH = /^\/api\/v1\/collect\//
 export const securityPolicy = () =>
   new Elysia({ name: 'http/security' })
     .onRequest(({ request, set }) => {
-      const path = new URL(request.url).pathname
+      const path = pathOf(request.url)
       // Set before routing so error responses carry them too.
       applyHeaders(path, set.headers)
       if (request.url.length > MAX_URL_LENGTH) {
+        set.headers['cache-control'] = 'no-store'
         set.status = 414
         return { error: `request URL longer than ${MAX_URL_LENGTH} characters` }
       }
       if (request.method === 'OPTIONS') {
         if (COLLECTOR_PATH.test(path)) {
+          set.headers['cache-control'] = 'no-store'
           set.status = 403
           return { error: 'collector routes are not available cross-origin' }
         }
@@ -38,6 +40,14 @@ export const securityPolicy = () =>
         return ''
       }
     })
+
+/** The path of an absolute request URL, without building a URL object on the hot path. */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start < 0) return '/'
+  const q = url.indexOf('?', start)
+  return q < 0 ? url.slice(start) : url.slice(start, q)
+}
 
 function applyHeaders(path: string, headers: Record<string, string | number>) {
   headers['x-content-type-options'] = 'nosniff'

@@ -1,10 +1,8 @@
-import { Elysia, t } from 'elysia'
+import { Elysia, status, t } from 'elysia'
 import { collectors, COLLECTOR_NAMES, type CollectorDeps } from '../collectors/index.ts'
+import { badRequest, warIdOf, WarIdQuery } from '../http/params.ts'
 import { secretMatches } from '../http/secret.ts'
 
-const WarIdParam = t.Optional(
-  t.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'War id (default: WAR_ID, else 801)', error: 'must be a positive integer war id' }),
-)
 
 const Summary = t.Object({
   collector: t.String(),
@@ -30,18 +28,24 @@ const DESCRIPTIONS: Record<(typeof COLLECTOR_NAMES)[number], string> = {
  */
 export const collectRoutes = (deps: CollectorDeps & { collectorSecret: string | undefined }) => {
   let app = new Elysia({ name: 'routes/collect', detail: { tags: ['collectors'] } })
-    .onBeforeHandle(({ headers, set, status }) => {
+    // Before validation (transform), so a caller without the secret learns nothing about
+    // parameters; the war id is then parsed in the handler like every route's.
+    .onTransform(({ headers, set, request }) => {
       set.headers['cache-control'] = 'no-store'
       if (deps.collectorSecret !== undefined && !secretMatches(headers['x-collector-secret'], deps.collectorSecret)) {
-        return status(401, { error: 'missing or wrong x-collector-secret header' })
+        throw status(401, { error: 'missing or wrong x-collector-secret header' })
+      }
+      // The spec's collectors take no body: refuse one rather than silently ignore it.
+      if (request.headers.has('transfer-encoding') || Number(request.headers.get('content-length') ?? 0) > 0) {
+        throw badRequest('collector routes take no request body')
       }
     }) as unknown as Elysia
   for (const name of COLLECTOR_NAMES) {
     app = app.post(
       `/collect/${name}`,
-      ({ query }) => collectors[name](deps, { warId: query.warId ?? query.warID }),
+      ({ query }) => collectors[name](deps, { warId: warIdOf(query) }),
       {
-        query: t.Object({ warId: WarIdParam, warID: WarIdParam }),
+        query: t.Object(WarIdQuery),
         response: { 200: Summary, 400: ErrorBody, 401: ErrorBody, 503: ErrorBody },
         detail: { summary: DESCRIPTIONS[name], security: [{ collectorSecret: [] }] },
       },

@@ -240,6 +240,8 @@ export const historyRoutes = (ctx: ReadContext) =>
         const warId = warIdOf(query) ?? ctx.warId
         const since = query.since === undefined ? undefined : parseInteger(query.since, 'since', 0, Number.MAX_SAFE_INTEGER)
         if (query.q !== undefined && query.q.length > Q_MAX) throw badRequest(`q must be at most ${Q_MAX} characters`)
+        // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the query.
+        if (query.q?.includes('\u0000')) throw badRequest('q must not contain NUL characters')
         return paged(await q.dispatches(ctx.sql, { warId, since, q: query.q }, page), page)
       },
       {

@@ -10,25 +10,27 @@ export interface ServiceProcess {
 
 const ROOT = new URL('../../', import.meta.url).pathname
 
+export interface Listening {
+  proc: Subprocess<'ignore', 'pipe', 'pipe'>
+  port: number
+  /** Every JSON log line seen so far. */
+  lines: Record<string, unknown>[]
+  stderr: () => string
+}
+
 /**
- * Start `bun src/main.ts` as a real process with PORT=0 and wait for its "listening"
- * log line, which carries the port it got.
+ * Spawn a process that logs a JSON line `{"msg":"listening","port":N}` (the service, the
+ * benchmark's ceiling server) and wait for it. Tests and the benchmark share this.
  */
-export async function startService(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
-  const proc = Bun.spawn([process.execPath, 'src/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
+export async function startListening(cmd: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<Listening> {
+  const proc = Bun.spawn(cmd, { cwd: ROOT, env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
   const lines: Record<string, unknown>[] = []
   let stderr = ''
   void (async () => {
     for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk)
   })()
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start in ${timeoutMs} ms: ${stderr}`)), timeoutMs)
+    const timer = setTimeout(() => reject(new Error(`${cmd.join(' ')} did not listen in ${timeoutMs} ms: ${stderr}`)), timeoutMs)
     void (async () => {
       let buf = ''
       for await (const chunk of proc.stdout) {
@@ -50,9 +52,19 @@ export async function startService(env: Record<string, string>, timeoutMs = 30_0
         }
       }
       clearTimeout(timer)
-      reject(new Error(`service exited before listening (code ${await proc.exited}): ${stderr}`))
+      reject(new Error(`${cmd.join(' ')} exited before listening (code ${await proc.exited}): ${stderr}`))
     })()
   })
+  return { proc, port, lines, stderr: () => stderr }
+}
+
+/** Start `bun src/main.ts` as a real process with PORT=0 (the "listening" line carries the port). */
+export async function startService(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
+  const { proc, port, lines } = await startListening(
+    [process.execPath, 'src/main.ts'],
+    { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    timeoutMs,
+  )
   return {
     proc,
     baseUrl: `http://127.0.0.1:${port}`,

@@ -9,8 +9,8 @@ import { createPcstoreClient } from '../../src/upstream/pcstore.ts'
  * whose cache clock the test controls: `later(s)` moves both the war and the clients'
  * clock, so the next fetch is a fresh upstream answer.
  */
-export async function simulatedFeeds(seed = 7, timeoutMs = 1500) {
-  const sim: Simulator = startSimulator({ port: 0, seed, speed: 0 })
+export function simulatedFeeds(seed = 7, timeoutMs = 1500) {
+  const sim: Simulator = startSimulator({ port: 0, hostname: '127.0.0.1', seed, speed: 0 })
   let offsetMs = 0
   const now = () => Date.now() + offsetMs
   const feeds: Feeds = {

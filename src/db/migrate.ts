@@ -24,6 +24,18 @@ const FILE = /^(\d{4})_([a-z0-9_]+?)(?:\.(timescale|apache|postgres))?\.sql$/
  * variant `NNNN_name.<edition>.sql` exists for the database's edition, which replaces it.
  */
 export function migrationsFor(edition: Edition, dir = SQL_DIR): Migration[] {
+  // The files do not change while the process runs; readiness probes ask often.
+  const key = `${edition}:${dir}`
+  const known = loaded.get(key)
+  if (known) return known
+  const list = readMigrations(edition, dir)
+  loaded.set(key, list)
+  return list
+}
+
+const loaded = new Map<string, Migration[]>()
+
+function readMigrations(edition: Edition, dir: string): Migration[] {
   const byVersion = new Map<number, { generic?: string; variant?: string; name: string }>()
   for (const file of readdirSync(dir).sort()) {
     const m = FILE.exec(file)

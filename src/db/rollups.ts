@@ -14,6 +14,18 @@ export const PLAYER_COUNT_ROLLUPS = [
 
 export const PLANET_STATUS_ROLLUPS = [{ name: 'planet_status_1h', seconds: 3600 }] as const
 
+/** TimescaleDB's default time_bucket origin (a Monday), also used by the shim of sql/0001. */
+const BUCKET_ORIGIN_MS = Date.UTC(2000, 0, 3)
+
+/**
+ * time_bucket(width, at) computed here, for fixed widths: the start of the bucket holding
+ * `at`, aligned exactly as the database aligns rollup buckets (no round trip needed).
+ */
+export function timeBucket(widthS: number, at: Date): Date {
+  const w = widthS * 1000
+  return new Date(BUCKET_ORIGIN_MS + Math.floor((at.getTime() - BUCKET_ORIGIN_MS) / w) * w)
+}
+
 /**
  * Materialize complete buckets of every service-refreshed rollup, coarse levels after
  * the levels they read. A no-op on Community, where refresh policies do this.

@@ -37,12 +37,6 @@ export async function hasRowIn(sql: Sql, s: DiverSource, from: Date, to: Date): 
   return rows.length > 0
 }
 
-/** time_bucket(width, at): the start of the bucket holding `at`, as the rollups align it. */
-export async function bucketStart(sql: Sql, widthS: number, at: Date): Promise<Date> {
-  const [row] = await sql<{ b: Date }[]>`SELECT time_bucket(make_interval(secs => ${widthS}), ${at}::timestamptz) AS b`
-  return row!.b
-}
-
 /** The latest raw value of a series (any time), null when it has none. */
 export async function latestValue(sql: Sql, s: DiverSource): Promise<number | null> {
   const [row] = await sql<{ v: number }[]>`

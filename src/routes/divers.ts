@@ -1,6 +1,6 @@
 /** /divers/history: the player-count curve of the second game over a range, about 200 points. */
 import { Elysia, t } from 'elysia'
-import { PLAYER_COUNT_ROLLUPS } from '../db/rollups.ts'
+import { PLAYER_COUNT_ROLLUPS, timeBucket } from '../db/rollups.ts'
 import { NO_STORE } from '../http/cache.ts'
 import type { ReadContext } from './context.ts'
 import * as q from './divers.sql.ts'
@@ -70,7 +70,7 @@ export async function diverHistory(ctx: ReadContext, range: DiverRange) {
     windowStart = (source === 'api' ? api : pcstore) ?? to
   } else windowStart = new Date(to.getTime() - RANGE_SECONDS[range] * 1000)
   const bucketSeconds = bucketSecondsFor(Math.max(0, (to.getTime() - windowStart.getTime()) / 1000))
-  const from = await q.bucketStart(sql, bucketSeconds, windowStart)
+  const from = timeBucket(bucketSeconds, windowStart)
   source ??= await sourceForWindow(ctx, from, bucketSeconds, to)
 
   const level = rollupLevelFor(bucketSeconds)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { connect } from '../../src/db/connect.ts'
 import { migrate, migrationsFor, pendingMigrations } from '../../src/db/migrate.ts'
+import { timeBucket } from '../../src/db/rollups.ts'
 import { createScratchDatabase, describeTimescale } from '../support/db.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
 import type { TestDatabase } from '../support/db.ts'
@@ -49,6 +50,14 @@ describeOnEachDatabase('migrations', (target) => {
     // 9819 days after 2000-01-03 is 11-21; 9819 mod 4 = 3, so the bucket starts 11-18.
     expect(row!.a.toISOString()).toBe('2026-11-18T00:00:00.000Z')
     expect(row!.b.toISOString()).toBe('2026-11-21T08:05:00.000Z')
+  })
+
+  test('timeBucket (computed in the service) aligns exactly like the database', async () => {
+    const at = new Date('2026-11-21T08:07:31.250Z')
+    for (const widthS of [300, 600, 3300, 3600, 14_400, 39_600, 86_400, 4 * 86_400]) {
+      const [row] = await db.sql<{ b: Date }[]>`SELECT time_bucket(make_interval(secs => ${widthS}), ${at}::timestamptz) AS b`
+      expect({ widthS, b: timeBucket(widthS, at).toISOString() }).toEqual({ widthS, b: row!.b.toISOString() })
+    }
   })
 })
 

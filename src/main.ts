@@ -2,6 +2,7 @@ import { buildApp } from './app.ts'
 import { MAX_BODY_BYTES } from './http/security.ts'
 import { scheduledRun, WriteBacklog } from './collectors/backlog.ts'
 import { collectors, type CollectorName } from './collectors/index.ts'
+import { CurrentWar } from './collectors/current-war.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { openDatabase } from './db/index.ts'
 import { refreshRollups } from './db/rollups.ts'
@@ -30,18 +31,27 @@ async function main() {
   // at the next run of the same collector.
   const backlog = new WriteBacklog(config.backlogMaxTicks, log)
   const collectorDeps = { sql: db.sql, feeds, log, config, backlog }
-  const collect = (name: CollectorName) => () => scheduledRun(collectors[name], name, collectorDeps)
+  // The schedule follows the upstream's current war; the check is one uncached request,
+  // made before the minutely war-info run and before planet-stats (whose feed has no war id).
+  const war = new CurrentWar(config.warId, feeds.upstream, log)
+  const collect = (name: CollectorName, checkWar = false) => async () => {
+    if (checkWar) await war.refresh()
+    return scheduledRun(collectors[name], name, collectorDeps, { warId: war.id })
+  }
   const jobs: ScheduledJob[] = [
     // The upstream series is about every 15 s; pcstore rows are written when due (~10 min).
     { name: 'player-count', pattern: '*/15 * * * * *', run: collect('player-count') },
-    { name: 'war-info', pattern: '5 * * * * *', run: collect('war-info') },
+    { name: 'war-info', pattern: '5 * * * * *', run: collect('war-info', true) },
     { name: 'full-status', pattern: config.fullStatusCron, run: collect('full-status') },
-    { name: 'planet-stats', pattern: '*/5 * * * *', run: collect('planet-stats') },
+    { name: 'planet-stats', pattern: '*/5 * * * *', run: collect('planet-stats', true) },
     { name: 'rollup-refresh', pattern: '20 * * * * *', run: () => refreshRollups(db.sql, db.info.edition) },
   ]
   if (!config.collectorSecret) log.warn('COLLECTOR_SECRET is not set: POST /api/v1/collect/* is open to anyone (development only)')
   const app = buildApp({ config, sql: db.sql, db: db.info, log, feeds, isShuttingDown: () => shuttingDown })
-  if (config.scheduleEnabled) app.use(schedulePlugin(jobs, log))
+  if (config.scheduleEnabled) {
+    void war.refresh() // never throws; until it answers the schedule collects WAR_ID
+    app.use(schedulePlugin(jobs, log))
+  }
   else log.info('schedule disabled (SCHEDULE_ENABLED=false): run collectors from an external scheduler')
 
   app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_BODY_BYTES })

@@ -1,5 +1,5 @@
 import type { Logger } from '../log.ts'
-import type { CollectorDeps, CollectorName, CollectorSummary } from './run.ts'
+import type { CollectorDeps, CollectorName, CollectorOptions, CollectorSummary } from './run.ts'
 
 /** A tick whose feeds were fetched but whose write failed because the database was down. */
 export interface PendingWrite {
@@ -63,10 +63,11 @@ export class WriteBacklog {
  * the current one (which joins the backlog if the database is still down).
  */
 export async function scheduledRun(
-  collect: (deps: CollectorDeps) => Promise<CollectorSummary>,
+  collect: (deps: CollectorDeps, opts?: CollectorOptions) => Promise<CollectorSummary>,
   name: CollectorName,
   deps: CollectorDeps & { backlog: WriteBacklog },
+  opts?: CollectorOptions,
 ): Promise<CollectorSummary> {
   await deps.backlog.drain(name).catch(() => {})
-  return collect(deps)
+  return collect(deps, opts)
 }

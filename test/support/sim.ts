@@ -26,6 +26,12 @@ export function simulatedFeeds(seed = 7, timeoutMs = 1500) {
       sim.control.advance(seconds)
       offsetMs += Math.max(seconds, 301) * 1000
     },
+    /** Move only the clients' clock (cache ages, penalty windows), not the war. */
+    ageCache(seconds: number) {
+      offsetMs += seconds * 1000
+    },
+    /** The clients' clock: what a collector stamps its rows with. */
+    now: () => new Date(now()),
     stop: () => sim.stop(),
   }
 }

@@ -1,0 +1,40 @@
+import { errorText, type Logger } from '../log.ts'
+import type { UpstreamClient } from '../upstream/client.ts'
+
+/**
+ * The war the schedule collects. It starts at WAR_ID and follows the upstream's current
+ * war season (`/WarSeason/current/WarID`) from then on, so a new war is collected without
+ * a restart and the old war's rows stay where they are. The community feed carries no war
+ * id, so its rows are stored under this id as well.
+ *
+ * A failed check keeps the war it has: a feed outage must not move collection anywhere.
+ */
+export class CurrentWar {
+  private current: number
+
+  constructor(
+    initial: number,
+    private readonly upstream: Pick<UpstreamClient, 'currentWarId'>,
+    private readonly log: Logger,
+  ) {
+    this.current = initial
+  }
+
+  get id(): number {
+    return this.current
+  }
+
+  /** Asks the upstream for its current war; returns the war collected from now on. */
+  async refresh(): Promise<number> {
+    try {
+      const id = await this.upstream.currentWarId()
+      if (id !== this.current) {
+        this.log.info('current war changed', { from: this.current, to: id })
+        this.current = id
+      }
+    } catch (err) {
+      this.log.warn('current war check failed; keeping the war collected so far', { warId: this.current, error: errorText(err) })
+    }
+    return this.current
+  }
+}

@@ -1,6 +1,7 @@
 import { UpstreamUnavailableError } from './errors.ts'
 import { fetchJson, type FetchLike } from './http.ts'
 import { parsePcstorePlayers } from './schemas.ts'
+import { ThrottledEndpoint } from './throttle.ts'
 
 /** PC storefront app ids: game1 is the first game (2015), game2 the second. */
 export const PCSTORE_APP_IDS = { game1: 394510, game2: 553850 } as const
@@ -12,11 +13,17 @@ export interface PcstoreClientOptions {
   baseUrl: string
   timeoutMs: number
   userAgent?: string
+  now?: () => number
   fetch?: FetchLike
 }
 
 export interface PcstoreClient {
-  /** Current players of one app; throws UpstreamUnavailableError when the store has no figure. */
+  /**
+   * Current players of one app; throws UpstreamUnavailableError when the store has no
+   * figure. Cached per app under the upstream TTL rule (15 s, longer after 429s), with one
+   * request in flight per app: the public /player-count route must not turn its own
+   * traffic into traffic on the store.
+   */
   currentPlayers(appId: number): Promise<number>
 }
 
@@ -25,29 +32,33 @@ export function createPcstoreClient(opts: PcstoreClientOptions): PcstoreClient {
   const headers: Record<string, string> = { Accept: 'application/json' }
   if (opts.userAgent) headers['User-Agent'] = opts.userAgent
 
-  return {
-    async currentPlayers(appId: number) {
-      const body = await fetchJson({
+  const cache = new ThrottledEndpoint<number, 'players'>('players', opts.now)
+
+  const fetchPlayers = async (appId: number) => {
+    const body = await fetchJson({
+      feed: 'pcstore',
+      endpoint: 'players',
+      url: `${base}/ISteamUserStats/GetNumberOfCurrentPlayers/v1/?appid=${encodeURIComponent(appId)}`,
+      headers,
+      timeoutMs: opts.timeoutMs,
+      parse: parsePcstorePlayers,
+      fetch: opts.fetch,
+    })
+    const { result, player_count } = body.response
+    // result 42 ("no such app") normally comes with a 404, but one source saw it with 200.
+    if (result !== 1 || player_count === undefined) {
+      throw new UpstreamUnavailableError({
         feed: 'pcstore',
         endpoint: 'players',
-        url: `${base}/ISteamUserStats/GetNumberOfCurrentPlayers/v1/?appid=${encodeURIComponent(appId)}`,
-        headers,
-        timeoutMs: opts.timeoutMs,
-        parse: parsePcstorePlayers,
-        fetch: opts.fetch,
+        reason: 'invalid_payload',
+        message: `/response: result ${result}${player_count === undefined ? ', no player_count' : ''} for app ${appId}`,
       })
-      const { result, player_count } = body.response
-      // result 42 ("no such app") normally comes with a 404, but one source saw it with 200.
-      if (result !== 1 || player_count === undefined) {
-        throw new UpstreamUnavailableError({
-          feed: 'pcstore',
-          endpoint: 'players',
-          reason: 'invalid_payload',
-          message: `/response: result ${result}${player_count === undefined ? ', no player_count' : ''} for app ${appId}`,
-        })
-      }
-      return player_count
-    },
+    }
+    return player_count
+  }
+
+  return {
+    currentPlayers: async (appId) => (await cache.get(String(appId), () => fetchPlayers(appId))).data,
   }
 }
 

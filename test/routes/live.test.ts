@@ -55,6 +55,15 @@ test('/player-count: upstream and pcstore figures, sums, sources', async () => {
   expect(new Date(res.body.capturedAt).toISOString()).toBe(res.body.capturedAt)
 })
 
+test('/player-count: concurrent and repeated requests share one store request per game and one status request', async () => {
+  const h = await fresh()
+  const answers = await Promise.all(Array.from({ length: 25 }, () => h.get('/player-count')))
+  expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200))
+  for (let i = 0; i < 5; i++) expect((await h.get('/player-count')).status).toBe(200)
+  const requests = sim.control.requests()
+  expect({ pcstore: requests['pcstore:players'], status: requests['upstream:status'] }).toEqual({ pcstore: 2, status: 1 })
+})
+
 test('/player-count: a failed upstream makes only gameActive unavailable', async () => {
   sim.control.addFault({ kind: 'outage', feed: 'upstream', endpoint: 'status' })
   const res = await (await fresh()).get('/player-count')

@@ -16,7 +16,7 @@ export function simulatedFeeds(seed = 7, timeoutMs = 1500) {
   const feeds: Feeds = {
     upstream: createUpstreamClient({ baseUrl: sim.upstreamUrl, timeoutMs, userAgent: 'gws-test', now }),
     community: createCommunityClient({ baseUrl: sim.communityUrl, timeoutMs, superClient: 'gws-test', superContact: 'test@example.invalid', now }),
-    pcstore: createPcstoreClient({ baseUrl: sim.pcstoreUrl, timeoutMs }),
+    pcstore: createPcstoreClient({ baseUrl: sim.pcstoreUrl, timeoutMs, now }),
   }
   return {
     sim,

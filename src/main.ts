@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from './config.ts'
 import { openDatabase } from './db/index.ts'
 import { refreshRollups } from './db/rollups.ts'
 import { createLogger, errorText } from './log.ts'
-import { schedulePlugin, stopSchedule, type ScheduledJob } from './schedule.ts'
+import { SCHEDULE_PATTERNS, schedulePlugin, stopSchedule, type ScheduledJob } from './schedule.ts'
 import { createFeeds } from './upstream/feeds.ts'
 
 /** Composition root: config -> database -> feeds -> app -> schedule -> listen; signals. */
@@ -39,12 +39,11 @@ async function main() {
     return scheduledRun(collectors[name], name, collectorDeps, { warId: war.id })
   }
   const jobs: ScheduledJob[] = [
-    // The upstream series is about every 15 s; pcstore rows are written when due (~10 min).
-    { name: 'player-count', pattern: '*/15 * * * * *', run: collect('player-count') },
-    { name: 'war-info', pattern: '5 * * * * *', run: collect('war-info', true) },
+    { name: 'player-count', pattern: SCHEDULE_PATTERNS['player-count'], run: collect('player-count') },
+    { name: 'war-info', pattern: SCHEDULE_PATTERNS['war-info'], run: collect('war-info', true) },
     { name: 'full-status', pattern: config.fullStatusCron, run: collect('full-status') },
-    { name: 'planet-stats', pattern: '*/5 * * * *', run: collect('planet-stats', true) },
-    { name: 'rollup-refresh', pattern: '20 * * * * *', run: () => refreshRollups(db.sql, db.info.edition) },
+    { name: 'planet-stats', pattern: SCHEDULE_PATTERNS['planet-stats'], run: collect('planet-stats', true) },
+    { name: 'rollup-refresh', pattern: SCHEDULE_PATTERNS['rollup-refresh'], run: () => refreshRollups(db.sql, db.info.edition) },
   ]
   if (!config.collectorSecret) log.warn('COLLECTOR_SECRET is not set: POST /api/v1/collect/* is open to anyone (development only)')
   const app = buildApp({ config, sql: db.sql, db: db.info, log, feeds, isShuttingDown: () => shuttingDown })

@@ -2,6 +2,15 @@ import { cron } from '@elysiajs/cron'
 import { Elysia } from 'elysia'
 import { errorText, type Logger } from './log.ts'
 
+/** Cadences of the scheduled jobs (UTC); full-status has its own setting, FULL_STATUS_CRON. */
+export const SCHEDULE_PATTERNS = {
+  // The upstream series is about every 15 s; pcstore rows are written when due (~10 min).
+  'player-count': '*/15 * * * * *',
+  'war-info': '5 * * * * *',
+  'planet-stats': '*/5 * * * *',
+  'rollup-refresh': '20 * * * * *',
+} as const
+
 export interface ScheduledJob {
   name: string
   /** croner pattern; six fields = with seconds */

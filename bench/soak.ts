@@ -137,10 +137,11 @@ function tally(collector: CollectorName, pattern: string, runs: RunLine[], fromM
   let completed = 0
   let failed = 0
   let written = 0
-  for (const f of firings) {
-    // A run starts within moments of its firing (after a war check for some); 3 s is
-    // generous, yet shorter than any cadence, so a run never stands in for another firing.
-    const run = mine.find((r) => !used.has(r) && r.startMs >= f - 250 && r.startMs < f + 3000)
+  for (const [i, f] of firings.entries()) {
+    // A run starts within moments of its firing (after a war check for some): up to 3 s,
+    // and never as late as the next firing, so a run cannot stand in for another one.
+    const until = Math.min(f + 3000, firings[i + 1] ?? Infinity)
+    const run = mine.find((r) => !used.has(r) && r.startMs >= f - 250 && r.startMs < until)
     if (!run) continue
     used.add(run)
     if (run.ok) completed++

@@ -11,6 +11,7 @@ import { openapiDocs } from './routes/openapi.ts'
 import { readRoutes } from './routes/index.ts'
 import { throttleRoutes } from './routes/throttle.ts'
 import type { Feeds } from './upstream/feeds.ts'
+import { CurrentWar } from './collectors/current-war.ts'
 
 export interface AppDeps {
   config: Config
@@ -18,6 +19,8 @@ export interface AppDeps {
   db: DatabaseInfo & { embedded: boolean }
   log: Logger
   feeds: Feeds
+  /** The upstream's current war (main.ts shares the schedule's); one is made when absent. */
+  currentWar?: CurrentWar
   isShuttingDown?: () => boolean
 }
 
@@ -27,6 +30,7 @@ export interface AppDeps {
  */
 export function buildApp(deps: AppDeps) {
   const { sql, db, log, feeds, config } = deps
+  const currentWar = deps.currentWar ?? new CurrentWar(config.warId, feeds.upstream, log)
   return new Elysia()
     .use(securityPolicy())
     .use(errorHandling(log))
@@ -36,7 +40,7 @@ export function buildApp(deps: AppDeps) {
       new Elysia({ prefix: '/api/v1' })
         .use(throttleRoutes(feeds.upstream))
         .use(readRoutes(deps))
-        .use(collectRoutes({ sql, feeds, log, config, collectorSecret: config.collectorSecret })),
+        .use(collectRoutes({ sql, feeds, log, config, currentWar, collectorSecret: config.collectorSecret })),
     )
 }
 

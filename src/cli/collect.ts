@@ -1,4 +1,5 @@
 import { collectors, COLLECTOR_NAMES, type CollectorName } from '../collectors/index.ts'
+import { CurrentWar } from '../collectors/current-war.ts'
 import { ConfigError, loadConfig } from '../config.ts'
 import { openDatabase } from '../db/index.ts'
 import { createLogger, errorText } from '../log.ts'
@@ -19,7 +20,9 @@ try {
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel)
   const db = await openDatabase(config, log)
   try {
-    const summary = await collectors[name as CollectorName]({ sql: db.sql, feeds: createFeeds(config), log, config }, { warId: warArg ? Number(warArg) : undefined })
+    const feeds = createFeeds(config)
+    const currentWar = new CurrentWar(config.warId, feeds.upstream, log)
+    const summary = await collectors[name as CollectorName]({ sql: db.sql, feeds, log, config, currentWar }, { warId: warArg ? Number(warArg) : undefined })
     process.stdout.write(JSON.stringify(summary) + '\n')
   } finally {
     await db.close()

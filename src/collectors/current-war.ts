@@ -38,3 +38,18 @@ export class CurrentWar {
     return this.current
   }
 }
+
+/**
+ * The community feed describes the upstream's current war only: its rows cannot be
+ * stored under another war id.
+ */
+export class NotCurrentWarError extends Error {
+  override readonly name = 'NotCurrentWarError'
+
+  constructor(
+    readonly warId: number,
+    readonly currentWarId: number,
+  ) {
+    super(`the community feed describes the current war (${currentWarId}), not war ${warId}`)
+  }
+}

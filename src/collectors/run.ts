@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts'
 import { isDatabaseUnavailable, type Sql, type Tx } from '../db/connect.ts'
 import type { WriteBacklog } from './backlog.ts'
+import type { CurrentWar } from './current-war.ts'
 import { errorText, type Logger } from '../log.ts'
 import type { Feeds } from '../upstream/feeds.ts'
 
@@ -14,6 +15,8 @@ export interface CollectorDeps {
   config: Pick<Config, 'warId'>
   /** Set by the schedule: ticks whose write found the database down are kept and replayed. */
   backlog?: WriteBacklog
+  /** The upstream's current war; planet-stats refuses to store community rows under any other. */
+  currentWar?: Pick<CurrentWar, 'refresh'>
 }
 
 export interface CollectorOptions {

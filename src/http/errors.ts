@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { isDatabaseUnavailable } from '../db/connect.ts'
 import { errorText, type Logger } from '../log.ts'
+import { NotCurrentWarError } from '../collectors/current-war.ts'
 import { UpstreamUnavailableError } from '../upstream/errors.ts'
 
 /**
@@ -10,7 +11,7 @@ import { UpstreamUnavailableError } from '../upstream/errors.ts'
  */
 export const errorHandling = (log: Logger) =>
   new Elysia({ name: 'http/errors' })
-    .error({ UpstreamUnavailableError })
+    .error({ UpstreamUnavailableError, NotCurrentWarError })
     .onError({ as: 'global' }, ({ code, error, set, path }) => {
       set.headers['cache-control'] = 'no-store'
       switch (code) {
@@ -29,8 +30,17 @@ export const errorHandling = (log: Logger) =>
           set.status = 404
           return { error: 'not found' }
         case 'UpstreamUnavailableError':
+          // Every upstream URL names a war; the upstream answers an unknown one with 404.
+          // That is the caller's mistake, not an outage: retrying will not help.
+          if (error.feed === 'upstream' && error.status === 404) {
+            set.status = 404
+            return { error: 'the upstream feed does not know this war' }
+          }
           set.status = 503
           return { error: `${error.feed} feed unavailable: ${error.reason}` }
+        case 'NotCurrentWarError':
+          set.status = 409
+          return { error: error.message }
       }
       if (isDatabaseUnavailable(error)) {
         set.status = 503

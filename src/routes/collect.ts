@@ -46,7 +46,7 @@ export const collectRoutes = (deps: CollectorDeps & { collectorSecret: string | 
       ({ query }) => collectors[name](deps, { warId: warIdOf(query) }),
       {
         query: t.Object(WarIdQuery),
-        response: { 200: Summary, 400: ErrorBody, 401: ErrorBody, 503: ErrorBody },
+        response: { 200: Summary, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody, 503: ErrorBody },
         detail: { summary: DESCRIPTIONS[name], security: [{ collectorSecret: [] }] },
       },
     ) as unknown as Elysia

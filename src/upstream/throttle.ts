@@ -51,6 +51,16 @@ interface Entry<T> {
  */
 export const SCHEDULE_JITTER_MS = 1000
 
+/**
+ * A failed fetch is answered from memory for this long (longer when a 429 names a
+ * Retry-After, up to the TTL cap): public reads during a feed outage must not become one
+ * upstream request each, and a burst of reads during a 429 must not push the TTL to its
+ * cap in one go.
+ */
+export const FAILURE_HOLD_MS = 5000
+
+const isRateLimited = (e: unknown) => e instanceof UpstreamUnavailableError && e.reason === 'rate_limited'
+
 export class ThrottledEndpoint<T, N extends string = string> {
   private ttlS: number = THROTTLE_CONFIG.initialTtlS
   private lastBumpAtMs: number | null = null
@@ -58,6 +68,7 @@ export class ThrottledEndpoint<T, N extends string = string> {
   private readonly counts = { hits: 0, misses: 0, ok: 0, rateLimited: 0, errors: 0 }
   private readonly cache = new Map<string, Entry<T>>()
   private readonly inFlight = new Map<string, Promise<Fetched<T>>>()
+  private readonly failures = new Map<string, { error: unknown; untilMs: number }>()
 
   constructor(
     readonly name: N,
@@ -75,6 +86,12 @@ export class ThrottledEndpoint<T, N extends string = string> {
       this.counts.hits++
       return pending
     }
+    const failure = this.failures.get(key)
+    if (failure && this.now() < failure.untilMs) {
+      this.counts.hits++
+      const stale = isRateLimited(failure.error) ? this.stale(key) : undefined
+      return stale ? Promise.resolve(stale) : Promise.reject(failure.error)
+    }
     this.counts.misses++
     const request = this.load(key, load).finally(() => this.inFlight.delete(key))
     this.inFlight.set(key, request)
@@ -88,22 +105,36 @@ export class ThrottledEndpoint<T, N extends string = string> {
       this.counts.ok++
       this.lastSuccessAtMs = at
       this.cache.set(key, { data, fetchedAtMs: at })
+      this.failures.delete(key)
       return { data, fetchedAt: new Date(at), fromCache: false, stale: false }
     } catch (e) {
-      if (e instanceof UpstreamUnavailableError && e.reason === 'rate_limited') {
+      this.hold(key, e)
+      if (isRateLimited(e)) {
         this.counts.rateLimited++
         this.bump()
-        // A 429 says "ask less often", not "the data is wrong": keep serving what we have,
-        // as a longer TTL would have, but never anything older than the TTL cap.
-        const previous = this.cache.get(key)
-        if (previous && this.now() - previous.fetchedAtMs <= THROTTLE_CONFIG.maxTtlS * 1000) {
-          return { data: previous.data, fetchedAt: new Date(previous.fetchedAtMs), fromCache: true, stale: true }
-        }
+        const stale = this.stale(key)
+        if (stale) return stale
         throw e
       }
       this.counts.errors++
       throw e
     }
+  }
+
+  /**
+   * A 429 says "ask less often", not "the data is wrong": keep serving what we have, as a
+   * longer TTL would have, but never anything older than the TTL cap.
+   */
+  private stale(key: string): Fetched<T> | undefined {
+    const previous = this.cache.get(key)
+    if (!previous || this.now() - previous.fetchedAtMs > THROTTLE_CONFIG.maxTtlS * 1000) return undefined
+    return { data: previous.data, fetchedAt: new Date(previous.fetchedAtMs), fromCache: true, stale: true }
+  }
+
+  private hold(key: string, error: unknown): void {
+    const askedS = error instanceof UpstreamUnavailableError ? (error.retryAfterS ?? 0) : 0
+    const holdMs = Math.min(THROTTLE_CONFIG.maxTtlS * 1000, Math.max(FAILURE_HOLD_MS, askedS * 1000))
+    this.failures.set(key, { error, untilMs: this.now() + holdMs })
   }
 
   private bump(): void {

@@ -151,8 +151,8 @@ describeTimescale('feed faults × collectors', () => {
       beforeAll(async () => {
         db = await openTimescaleTestDatabase(`faults-${collector}`)
         s = simulatedFeeds(11, CLIENT_TIMEOUT_MS)
-        deps = { sql: db.sql, feeds: s.feeds, log: silentLogger, config }
         war = new CurrentWar(config.warId, s.feeds.upstream, silentLogger)
+        deps = { sql: db.sql, feeds: s.feeds, log: silentLogger, config, currentWar: war }
         // The war-info rows the other collectors' tables hang on, then a first tick.
         await collectors['war-info'](deps)
         s.later(600)
@@ -272,6 +272,14 @@ describeTimescale('a new war appearing upstream, through the schedule path', () 
     const previous = await get('/war/801')
     expect(previous.status).toBe(200)
     expect(previous.body.war).toMatchObject({ warID: 801 })
+
+    // The community feed now describes war 805: rows for 801 (WAR_ID, the POST default) are refused.
+    const app = buildApp({ config, sql: db.sql, db: db.info, log: silentLogger, feeds: s.feeds })
+    const refused = await app.handle(new Request('http://localhost/api/v1/collect/planet-stats', { method: 'POST' }))
+    expect({ status: refused.status, body: await refused.json() }).toEqual({
+      status: 409, body: { error: 'the community feed describes the current war (805), not war 801' },
+    })
+    expect(await warRowCounts(db, 801)).toEqual(old)
 
     // A failed war check keeps collecting the war it has.
     s.sim.control.addFault({ kind: 'outage', feed: 'upstream', endpoint: 'warid' })

@@ -263,15 +263,19 @@ describe('warId / warID', () => {
     },
   )
 
-  test.todo(
-    'BUG? POST /api/v1/collect/war-info?warId=5 (a well-formed id of a war the upstream does not know) answers 503 {"error":"upstream feed unavailable: http_status"}; the brief expects 400 or 200 (or 404), never 5xx. README "Collectors" maps feed errors to 503, so this needs a decision — run with --todo',
-    async () => {
-      for (const name of NAMES) {
-        const res = await post(name, '?warId=5')
-        expect(res.status).toBeLessThan(500)
-      }
-    },
-  )
+  test('a well-formed war id the upstream does not know: 404 {error} (not 503: retrying will not help); planet-stats, whose feed is the current war only, 409; nothing written', async () => {
+    const before = await footprint()
+    for (const name of NAMES) {
+      const res = await post(name, '?warId=5')
+      const want =
+        name === 'planet-stats'
+          ? { status: 409, body: { error: 'the community feed describes the current war (801), not war 5' } }
+          : { status: 404, body: { error: 'the upstream feed does not know this war' } }
+      expect({ name, status: res.status, body: res.body }).toEqual({ name, ...want })
+    }
+    // The runs started (and are logged as failed); not one row was written.
+    expect((await footprint()).rows).toBe(before.rows)
+  })
 })
 
 // ------------------------------------------------------------------ bodies (in process)
@@ -377,8 +381,8 @@ describe('request bodies over 64 KiB, on the real server', () => {
     )
   }, 60_000)
 
-  test.todo(
-    'BUG POST /api/v1/collect/player-count with a chunked body (Transfer-Encoding: chunked, no Content-Length) over 64 KiB always runs the collector (the handler never reads the body), and answers 413 or 200 depending on chunk timing (250000 bytes in 1000-byte chunks → 200; in 16384-byte chunks → 413, yet the run is logged). README: bodies over 64 KiB are refused (expected 413, nothing runs) — run with --todo',
+  test(
+    'FIXED (was a bug found by this fuzzing: the collector ran): a chunked body (Transfer-Encoding: chunked, no Content-Length) over 64 KiB is refused before anything runs, 400 {error} from the app or 413 from the server',
     async () => {
       for (const chunk of [1000, 16_384, 65_536]) {
         const before = requests()
@@ -393,7 +397,7 @@ describe('request bodies over 64 KiB, on the real server', () => {
         )
         await res.arrayBuffer()
         await settle()
-        expect({ status: res.status, runs: requests() - before }).toEqual({ status: 413, runs: 0 })
+        expect({ refused: [400, 413].includes(res.status), runs: requests() - before }).toEqual({ refused: true, runs: 0 })
       }
     },
   )

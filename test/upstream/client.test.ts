@@ -112,13 +112,33 @@ describe('cache', () => {
     expect(stats('summary')).toMatchObject({ misses: 1, hits: 4, errors: 1, ok: 0, lastSuccessAt: null })
   })
 
-  test('failures are not cached', async () => {
-    const { upstream, client, stats } = setup()
+  test('a failure is answered from memory for 5 s (no request, counted as a hit), then asked again', async () => {
+    const { upstream, clock, client, stats } = setup()
     upstream.then(() => new Response('', { status: 503 }))
-    await expect(client.status(801)).rejects.toBeInstanceOf(UpstreamUnavailableError)
+    await expect(client.status(801)).rejects.toMatchObject({ reason: 'http_status', status: 503 })
+    clock.advance(4.9)
+    await expect(client.status(801)).rejects.toMatchObject({ reason: 'http_status', status: 503 })
+    expect(upstream.requests).toHaveLength(1)
+    clock.advance(0.1)
     expect((await client.status(801)).fromCache).toBe(false)
     expect(upstream.requests).toHaveLength(2)
-    expect(stats()).toMatchObject({ misses: 2, ok: 1, errors: 1 })
+    expect(stats()).toMatchObject({ misses: 2, hits: 1, ok: 1, errors: 1 })
+    // Held per key: another war asks at once.
+    upstream.then(() => new Response('', { status: 503 }))
+    await expect(client.status(802)).rejects.toMatchObject({ status: 503 })
+    expect((await client.status(801)).fromCache).toBe(true)
+  })
+
+  test('a 429 naming Retry-After is held that long', async () => {
+    const { upstream, clock, client } = setup()
+    upstream.then(() => new Response(null, { status: 429, headers: { 'retry-after': '40' } }))
+    await expect(client.status(801)).rejects.toMatchObject({ reason: 'rate_limited', retryAfterS: 40 })
+    clock.advance(39.9)
+    await expect(client.status(801)).rejects.toMatchObject({ reason: 'rate_limited' })
+    expect(upstream.requests).toHaveLength(1)
+    clock.advance(0.1)
+    expect((await client.status(801)).fromCache).toBe(false)
+    expect(upstream.requests).toHaveLength(2)
   })
 })
 
@@ -130,12 +150,13 @@ describe('TTL backoff on 429', () => {
       upstream.then(tooMany)
       await expect(client.status(801)).rejects.toMatchObject({ reason: 'rate_limited', status: 429 })
       seen.push(stats().ttlS)
+      clock.advance(5) // past the failure hold
     }
     expect(seen.slice(0, 3)).toEqual([30, 45, 60])
     expect(seen[18]).toBe(300)
     expect(seen.slice(18)).toEqual([300, 300, 300])
     expect(stats()).toMatchObject({ rateLimited: 21, errors: 0, ok: 0, misses: 21 })
-    expect(stats().lastBumpAt).toBe(new Date(clock.now()).toISOString())
+    expect(stats().lastBumpAt).toBe(new Date(clock.now() - 5000).toISOString())
     // Other endpoints keep their own TTL.
     expect(stats('summary').ttlS).toBe(15)
 
@@ -148,6 +169,25 @@ describe('TTL backoff on 429', () => {
     clock.advance(86_400)
     await client.status(801)
     expect(stats().ttlS).toBe(300)
+  })
+
+  test('a burst of calls during a 429 makes one request and bumps the TTL once', async () => {
+    const { upstream, client, stats } = setup()
+    upstream.then(tooMany)
+    for (let i = 0; i < 20; i++) await expect(client.status(801)).rejects.toMatchObject({ reason: 'rate_limited' })
+    expect(upstream.requests).toHaveLength(1)
+    expect(stats()).toMatchObject({ ttlS: 30, rateLimited: 1, misses: 1, hits: 19 })
+  })
+
+  test('while a 429 is held, a stale value older than the raised TTL keeps being served without asking', async () => {
+    const { upstream, clock, client } = setup()
+    await client.status(801)
+    clock.advance(40) // older than the 30 s the 429 will raise the TTL to
+    upstream.then(tooMany)
+    expect(await client.status(801)).toMatchObject({ fromCache: true, stale: true })
+    clock.advance(4)
+    expect(await client.status(801)).toMatchObject({ fromCache: true, stale: true })
+    expect(upstream.requests).toHaveLength(2)
   })
 
   test('a 429 with a recent cached value serves it as stale; without one it throws', async () => {

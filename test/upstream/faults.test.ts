@@ -5,6 +5,7 @@ import { createCommunityClient } from '../../src/upstream/community.ts'
 import { UpstreamUnavailableError } from '../../src/upstream/errors.ts'
 import { createPcstoreClient, pcstoreCounts, PCSTORE_APP_IDS } from '../../src/upstream/pcstore.ts'
 import { startSimulator, type Simulator } from '../../src/sim/server.ts'
+import { FAILURE_HOLD_MS } from '../../src/upstream/throttle.ts'
 
 const TIMEOUT_MS = 200
 let sim: Simulator
@@ -15,7 +16,11 @@ beforeAll(() => {
 afterAll(() => sim.stop())
 beforeEach(() => sim.control.reset())
 
-const upstream = () => createUpstreamClient({ baseUrl: sim.upstreamUrl, timeoutMs: TIMEOUT_MS, userAgent: 'galactic-war-stats/test' })
+// The clients' clock: moved past the failure hold where a test asks again right after a failure.
+let offsetMs = 0
+const now = () => Date.now() + offsetMs
+const pastFailureHold = () => (offsetMs += FAILURE_HOLD_MS)
+const upstream = () => createUpstreamClient({ baseUrl: sim.upstreamUrl, timeoutMs: TIMEOUT_MS, userAgent: 'galactic-war-stats/test', now })
 const community = () => createCommunityClient({ baseUrl: sim.communityUrl, timeoutMs: TIMEOUT_MS, superClient: 'galactic-war-stats/test', superContact: 'test@example.invalid' })
 const pcstore = () => createPcstoreClient({ baseUrl: sim.pcstoreUrl, timeoutMs: TIMEOUT_MS })
 const statsOf = (client: ReturnType<typeof upstream>, name: string) => client.snapshot().endpoints.find((e) => e.endpoint === name)!
@@ -47,7 +52,11 @@ describe('upstream request faults', () => {
       expect(e.stack ?? '').not.toContain('faults.ts')
       expect(statsOf(client, 'status')).toMatchObject({ misses: 1, ok: 0, [c.counter]: 1 })
       expect(statsOf(client, 'status').ttlS).toBe(c.kind === 'rate_limit' ? 30 : 15)
-      // The fault was used up: the next call (a miss, nothing cached) succeeds.
+      // Within the hold the failure is answered from memory; after it, the fault is used up
+      // and the next call (a miss, nothing cached) succeeds.
+      await failure(client.status(801))
+      expect(statsOf(client, 'status')).toMatchObject({ misses: 1, hits: 1 })
+      pastFailureHold()
       expect((await client.status(801)).data.warId).toBe(801)
       expect(statsOf(client, 'status')).toMatchObject({ misses: 2, ok: 1 })
     })
@@ -73,7 +82,10 @@ describe('upstream request faults', () => {
   test('a 429 storm (by duration) keeps raising the TTL; hits do not reach the simulator', async () => {
     const client = upstream()
     sim.control.addFault({ kind: 'rate_limit', endpoint: 'newsfeed', durationMs: 60_000 })
-    for (let i = 0; i < 3; i++) await failure(client.newsfeed(801))
+    for (let i = 0; i < 3; i++) {
+      await failure(client.newsfeed(801))
+      pastFailureHold()
+    }
     expect(statsOf(client, 'newsfeed')).toMatchObject({ ttlS: 60, rateLimited: 3 })
     sim.control.clearFaults()
     await client.newsfeed(801)

@@ -8,11 +8,13 @@ const get = (app: { handle(r: Request): Promise<Response> }) => app.handle(new R
 describe('GET /health/throttle', () => {
   test('returns the spec shape of a real client, uncached', async () => {
     let calls = 0
+    let nowMs = 1_767_225_600_000
     const client = createUpstreamClient({
-      baseUrl: 'http://upstream.test/api', timeoutMs: 100, userAgent: 'test', now: () => 1_767_225_600_000,
+      baseUrl: 'http://upstream.test/api', timeoutMs: 100, userAgent: 'test', now: () => nowMs,
       fetch: async () => (++calls === 1 ? new Response(null, { status: 429 }) : new Response('{"galaxy_stats":{}}')),
     })
     await client.summary(801).catch(() => {})
+    nowMs += 5000 // past the failure hold
     await client.summary(801).catch(() => {})
     const res = await get(new Elysia().use(throttleRoutes(client)))
     expect(res.status).toBe(200)

@@ -326,6 +326,13 @@ if (import.meta.main) {
     process.exit(2)
   }
   const bench = await openBenchDatabase(argv['db-url'] ? 'url' : 'timescaledb', argv['db-url'])
+  // Interrupted: still stop the database this run started (the service is its child).
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(sig, () => {
+      progress(`${sig}: stopping the database`)
+      void bench.close().finally(() => process.exit(130))
+    })
+  }
   let code = 0
   try {
     const info = bench.db.info

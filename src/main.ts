@@ -30,11 +30,15 @@ async function main() {
   // Scheduled ticks that found the database down are kept (bounded) and written first
   // at the next run of the same collector.
   const backlog = new WriteBacklog(config.backlogMaxTicks, log)
-  // The schedule follows the upstream's current war; the check is one request, made
-  // before the minutely war-info run and by planet-stats (whose feed has no war id).
+  // The schedule follows the upstream's current war; the check is one request, made at
+  // start-up, before the minutely war-info run and before planet-stats (whose feed has no
+  // war id, so its rows must go to the war checked just now).
   const war = new CurrentWar(config.warId, feeds.upstream, log)
-  const collectorDeps = { sql: db.sql, feeds, log, config, backlog, currentWar: war }
+  const collectorDeps = { sql: db.sql, feeds, log, config, backlog }
+  // Never rejects; bounded by FEED_TIMEOUT_MS. No scheduled run starts before it settles.
+  let firstWarCheck: Promise<number> | undefined
   const collect = (name: CollectorName, checkWar = false) => async () => {
+    await firstWarCheck
     if (checkWar) await war.refresh()
     return scheduledRun(collectors[name], name, collectorDeps, { warId: war.id })
   }
@@ -42,13 +46,13 @@ async function main() {
     { name: 'player-count', pattern: SCHEDULE_PATTERNS['player-count'], run: collect('player-count') },
     { name: 'war-info', pattern: SCHEDULE_PATTERNS['war-info'], run: collect('war-info', true) },
     { name: 'full-status', pattern: config.fullStatusCron, run: collect('full-status') },
-    { name: 'planet-stats', pattern: SCHEDULE_PATTERNS['planet-stats'], run: collect('planet-stats') },
+    { name: 'planet-stats', pattern: SCHEDULE_PATTERNS['planet-stats'], run: collect('planet-stats', true) },
     { name: 'rollup-refresh', pattern: SCHEDULE_PATTERNS['rollup-refresh'], run: () => refreshRollups(db.sql, db.info.edition) },
   ]
   if (!config.collectorSecret) log.warn('COLLECTOR_SECRET is not set: POST /api/v1/collect/* is open to anyone (development only)')
   const app = buildApp({ config, sql: db.sql, db: db.info, log, feeds, currentWar: war, isShuttingDown: () => shuttingDown })
   if (config.scheduleEnabled) {
-    void war.refresh() // never throws; until it answers the schedule collects WAR_ID
+    firstWarCheck = war.refresh()
     app.use(schedulePlugin(jobs, log))
   }
   else log.info('schedule disabled (SCHEDULE_ENABLED=false): run collectors from an external scheduler')

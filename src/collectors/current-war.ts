@@ -11,6 +11,7 @@ import type { UpstreamClient } from '../upstream/client.ts'
  */
 export class CurrentWar {
   private current: number
+  private checking: Promise<number> | undefined
 
   constructor(
     initial: number,
@@ -24,18 +25,34 @@ export class CurrentWar {
     return this.current
   }
 
-  /** Asks the upstream for its current war; returns the war collected from now on. */
+  /**
+   * Asks the upstream for its current war and follows it; rejects with the feed's error.
+   * One request at a time, so overlapping checks cannot settle out of order.
+   */
+  verify(): Promise<number> {
+    this.checking ??= this.upstream
+      .currentWarId()
+      .then((id) => {
+        if (id !== this.current) {
+          this.log.info('current war changed', { from: this.current, to: id })
+          this.current = id
+        }
+        return id
+      })
+      .finally(() => {
+        this.checking = undefined
+      })
+    return this.checking
+  }
+
+  /** verify() for the schedule: a failed check keeps (and returns) the war collected so far. */
   async refresh(): Promise<number> {
     try {
-      const id = await this.upstream.currentWarId()
-      if (id !== this.current) {
-        this.log.info('current war changed', { from: this.current, to: id })
-        this.current = id
-      }
+      return await this.verify()
     } catch (err) {
       this.log.warn('current war check failed; keeping the war collected so far', { warId: this.current, error: errorText(err) })
+      return this.current
     }
-    return this.current
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Assignment, Reward } from '../upstream/schemas.ts'
-import { asJson, logged, runWritePhase, type CollectorDeps, type CollectorOptions, type CollectorSummary } from './run.ts'
+import { asJson, COLLECTOR_FETCH, logged, runWritePhase, type CollectorDeps, type CollectorOptions, type CollectorSummary } from './run.ts'
 
 /** Reward type 1 is medals. */
 const MEDALS = 1
@@ -29,7 +29,12 @@ export function collectFullStatus(deps: CollectorDeps, opts: CollectorOptions = 
     const t0 = performance.now()
     const warId = opts.warId ?? deps.config.warId
     const up = deps.feeds.upstream
-    const [status, summary, assignments, news] = await Promise.all([up.status(warId), up.summary(warId), up.assignments(warId), up.newsfeed(warId)])
+    const [status, summary, assignments, news] = await Promise.all([
+      up.status(warId, COLLECTOR_FETCH),
+      up.summary(warId, COLLECTOR_FETCH),
+      up.assignments(warId, COLLECTOR_FETCH),
+      up.newsfeed(warId, COLLECTOR_FETCH),
+    ])
     const at = opts.now ?? status.fetchedAt
     const warTime = status.data.time
     const g = summary.data.galaxy_stats

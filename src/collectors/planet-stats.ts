@@ -6,14 +6,14 @@ import { asJson, logged, runWritePhase, type CollectorDeps, type CollectorOption
  * whose cumulative counters changed since that planet's previous row; unchanged planets
  * get none. Player count, success rate and accuracy are stored with the row but are not
  * counters, so they alone never cause one. The feed has no war id: the rows belong to the
- * upstream's current war, and another war id is refused (when the upstream cannot be
- * asked, the last war it named, WAR_ID at first, stands in).
+ * upstream's current war, and with `deps.currentWar` another war id is refused (409) and
+ * an unanswered check fails the run (503): nothing is stored under a war nobody checked.
  */
 export function collectPlanetStats(deps: CollectorDeps, opts: CollectorOptions = {}): Promise<CollectorSummary> {
   return logged(deps.log, 'planet-stats', async () => {
     const t0 = performance.now()
     const warId = opts.warId ?? deps.config.warId
-    const current = await deps.currentWar?.refresh()
+    const current = await deps.currentWar?.verify()
     if (current !== undefined && current !== warId) throw new NotCurrentWarError(warId, current)
     const planets = await deps.feeds.community.planets()
     const at = opts.now ?? planets.fetchedAt

@@ -1,6 +1,6 @@
 import { isDatabaseUnavailable } from '../db/connect.ts'
 import { pcstoreCounts } from '../upstream/pcstore.ts'
-import { logged, runWritePhase, type CollectorDeps, type CollectorOptions, type CollectorSummary } from './run.ts'
+import { COLLECTOR_FETCH, logged, runWritePhase, type CollectorDeps, type CollectorOptions, type CollectorSummary } from './run.ts'
 
 /** pcstore rows are written about every 10 minutes; the slack absorbs schedule jitter. */
 export const PCSTORE_INTERVAL_MS = 10 * 60_000
@@ -29,8 +29,8 @@ export function collectPlayerCount(deps: CollectorDeps, opts: CollectorOptions =
       throw err
     })
     const [status, pcstore] = await Promise.all([
-      deps.feeds.upstream.status(warId),
-      due?.due ? pcstoreCounts(deps.feeds.pcstore) : Promise.resolve(null),
+      deps.feeds.upstream.status(warId, COLLECTOR_FETCH),
+      due?.due ? pcstoreCounts(deps.feeds.pcstore, COLLECTOR_FETCH) : Promise.resolve(null),
     ])
     const total = status.data.planetStatus.reduce((sum, p) => sum + p.players, 0)
     const at = opts.now ?? status.fetchedAt

@@ -15,8 +15,12 @@ export interface CollectorDeps {
   config: Pick<Config, 'warId'>
   /** Set by the schedule: ticks whose write found the database down are kept and replayed. */
   backlog?: WriteBacklog
-  /** The upstream's current war; planet-stats refuses to store community rows under any other. */
-  currentWar?: Pick<CurrentWar, 'refresh'>
+  /**
+   * The upstream's current war, for callers that name a war (routes, CLI): planet-stats
+   * then refuses to store community rows under any other. The schedule leaves it out:
+   * it always passes the war it has just checked.
+   */
+  currentWar?: Pick<CurrentWar, 'verify'>
 }
 
 export interface CollectorOptions {
@@ -102,6 +106,12 @@ export async function logged<T extends CollectorSummary>(log: Logger, collector:
     throw err
   }
 }
+
+/**
+ * How collectors fetch: a tick makes its own attempt rather than inherit a failure a
+ * public read met moments before (429s stay held: they mean "ask less").
+ */
+export const COLLECTOR_FETCH = { bypassFailureHold: true } as const
 
 /** Rows to JSON for `jsonb_to_recordset`: one parameter however many rows. */
 export const asJson = (rows: unknown[]) => JSON.stringify(rows)

@@ -1,5 +1,5 @@
 import { lookups, unknownPlanetName } from '../lookups.ts'
-import { asJson, logged, runWritePhase, type CollectorDeps, type CollectorOptions, type CollectorSummary } from './run.ts'
+import { asJson, COLLECTOR_FETCH, logged, runWritePhase, type CollectorDeps, type CollectorOptions, type CollectorSummary } from './run.ts'
 
 /**
  * Wars, the planet lookup of the war (names and sectors from the lookup data, position,
@@ -11,7 +11,10 @@ export function collectWarInfo(deps: CollectorDeps, opts: CollectorOptions = {})
   return logged(deps.log, 'war-info', async () => {
     const t0 = performance.now()
     const warId = opts.warId ?? deps.config.warId
-    const [info, status] = await Promise.all([deps.feeds.upstream.warInfo(warId), deps.feeds.upstream.status(warId)])
+    const [info, status] = await Promise.all([
+      deps.feeds.upstream.warInfo(warId, COLLECTOR_FETCH),
+      deps.feeds.upstream.status(warId, COLLECTOR_FETCH),
+    ])
     const at = opts.now ?? status.fetchedAt
     const { planets: planetLookup, factions, sectors } = lookups()
 

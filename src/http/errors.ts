@@ -30,12 +30,6 @@ export const errorHandling = (log: Logger) =>
           set.status = 404
           return { error: 'not found' }
         case 'UpstreamUnavailableError':
-          // Every upstream URL names a war; the upstream answers an unknown one with 404.
-          // That is the caller's mistake, not an outage: retrying will not help.
-          if (error.feed === 'upstream' && error.status === 404) {
-            set.status = 404
-            return { error: 'the upstream feed does not know this war' }
-          }
           set.status = 503
           return { error: `${error.feed} feed unavailable: ${error.reason}` }
         case 'NotCurrentWarError':

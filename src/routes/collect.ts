@@ -1,4 +1,5 @@
 import { Elysia, status, t } from 'elysia'
+import { isUpstreamUnavailable } from '../upstream/errors.ts'
 import { collectors, COLLECTOR_NAMES, type CollectorDeps } from '../collectors/index.ts'
 import { badRequest, warIdOf, WarIdQuery } from '../http/params.ts'
 import { secretMatches } from '../http/secret.ts'
@@ -43,7 +44,19 @@ export const collectRoutes = (deps: CollectorDeps & { collectorSecret: string | 
   for (const name of COLLECTOR_NAMES) {
     app = app.post(
       `/collect/${name}`,
-      ({ query }) => collectors[name](deps, { warId: warIdOf(query) }),
+      async ({ query }) => {
+        const warId = warIdOf(query)
+        try {
+          return await collectors[name](deps, { warId })
+        } catch (err) {
+          // Every upstream URL names the war; a 404 there answers the war id the caller
+          // chose: a mistake to report, not an outage to retry.
+          if (warId !== undefined && isUpstreamUnavailable(err) && err.feed === 'upstream' && err.status === 404) {
+            throw status(404, { error: `war ${warId}: the upstream answered 404 (${err.endpoint})` })
+          }
+          throw err
+        }
+      },
       {
         query: t.Object(WarIdQuery),
         response: { 200: Summary, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody, 409: ErrorBody, 503: ErrorBody },

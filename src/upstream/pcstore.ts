@@ -1,7 +1,7 @@
 import { UpstreamUnavailableError } from './errors.ts'
 import { fetchJson, type FetchLike } from './http.ts'
 import { parsePcstorePlayers } from './schemas.ts'
-import { ThrottledEndpoint } from './throttle.ts'
+import { ThrottledEndpoint, type GetOptions } from './throttle.ts'
 
 /** PC storefront app ids: game1 is the first game (2015), game2 the second. */
 export const PCSTORE_APP_IDS = { game1: 394510, game2: 553850 } as const
@@ -20,11 +20,11 @@ export interface PcstoreClientOptions {
 export interface PcstoreClient {
   /**
    * Current players of one app; throws UpstreamUnavailableError when the store has no
-   * figure. Cached per app under the upstream TTL rule (15 s, longer after 429s), with one
-   * request in flight per app: the public /player-count route must not turn its own
-   * traffic into traffic on the store.
+   * figure. Cached per app for 15 s, one request in flight per app, failures held 5 s:
+   * the public /player-count route must not turn its own traffic into traffic on the
+   * store. No 429 backoff and no stale values: a count is stored as current.
    */
-  currentPlayers(appId: number): Promise<number>
+  currentPlayers(appId: number, opts?: GetOptions): Promise<number>
 }
 
 export function createPcstoreClient(opts: PcstoreClientOptions): PcstoreClient {
@@ -32,7 +32,7 @@ export function createPcstoreClient(opts: PcstoreClientOptions): PcstoreClient {
   const headers: Record<string, string> = { Accept: 'application/json' }
   if (opts.userAgent) headers['User-Agent'] = opts.userAgent
 
-  const cache = new ThrottledEndpoint<number, 'players'>('players', opts.now)
+  const cache = new ThrottledEndpoint<number, 'players'>('players', opts.now, { backoff: false })
 
   const fetchPlayers = async (appId: number) => {
     const body = await fetchJson({
@@ -58,15 +58,15 @@ export function createPcstoreClient(opts: PcstoreClientOptions): PcstoreClient {
   }
 
   return {
-    currentPlayers: async (appId) => (await cache.get(String(appId), () => fetchPlayers(appId))).data,
+    currentPlayers: async (appId, o) => (await cache.get(String(appId), () => fetchPlayers(appId), o)).data,
   }
 }
 
 /** Both games' counts, fetched concurrently; null where the store gave no figure. */
-export async function pcstoreCounts(client: PcstoreClient): Promise<{ game1: number | null; game2: number | null }> {
+export async function pcstoreCounts(client: PcstoreClient, opts?: GetOptions): Promise<{ game1: number | null; game2: number | null }> {
   const [game1, game2] = await Promise.allSettled([
-    client.currentPlayers(PCSTORE_APP_IDS.game1),
-    client.currentPlayers(PCSTORE_APP_IDS.game2),
+    client.currentPlayers(PCSTORE_APP_IDS.game1, opts),
+    client.currentPlayers(PCSTORE_APP_IDS.game2, opts),
   ])
   return {
     game1: game1.status === 'fulfilled' ? game1.value : null,

@@ -14,7 +14,8 @@ const Position = Type.Object({ x: Num, y: Num })
 
 // ---------------------------------------------------------------- upstream: WarSeason/current/WarID
 
-export const WarIdSchema = Type.Object({ id: Int })
+// A war id names every URL the collectors fetch and every row they write: only a valid one moves collection.
+export const WarIdSchema = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) })
 export type WarId = Static<typeof WarIdSchema>
 
 // ---------------------------------------------------------------- upstream: WarSeason/{id}/Status

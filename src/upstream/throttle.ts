@@ -23,7 +23,10 @@ export interface EndpointStats<N extends string = string> {
    * before the first success, because 0 would read as "succeeded in 1970".
    */
   lastSuccessAt: number | null
-  /** Calls answered without starting an upstream request: fresh cache, or joined a request in flight. */
+  /**
+   * Calls answered without starting an upstream request: fresh cache, a request in flight
+   * joined, or a stale value during a held 429. (A held failure is none of these.)
+   */
   hits: number
   /** Calls that started an upstream request; always ok + rateLimited + errors once settled. */
   misses: number
@@ -40,10 +43,6 @@ interface Entry<T> {
 }
 
 /**
- * One upstream endpoint's response cache (keyed, e.g. by war id), its TTL backoff and its
- * counters. Concurrent callers of one key share a single request in flight.
- */
-/**
  * A caller polling at the TTL's own cadence (the 15 s player-count schedule) finds an entry
  * a few milliseconds short of the TTL: without this allowance every other tick would be a
  * cache hit and the 15 s series would come out at 30 s. Upstream still sees at most one
@@ -59,8 +58,31 @@ export const SCHEDULE_JITTER_MS = 1000
  */
 export const FAILURE_HOLD_MS = 5000
 
+/** Held failures kept at most; past it the expired ones are swept (keys are caller-chosen war ids). */
+const MAX_HELD_FAILURES = 64
+
+export interface EndpointPolicy {
+  /**
+   * The spec's 429 rule: raise the TTL and serve a stale value meanwhile. Off for the PC
+   * store, whose counts are stamped as current by the collector and are not in the snapshot.
+   */
+  backoff: boolean
+}
+
+export interface GetOptions {
+  /**
+   * Ask the feed even when a failure other than a 429 is held: a scheduled tick makes its
+   * own attempt instead of inheriting the failure a public read met moments before.
+   */
+  bypassFailureHold?: boolean
+}
+
 const isRateLimited = (e: unknown) => e instanceof UpstreamUnavailableError && e.reason === 'rate_limited'
 
+/**
+ * One feed endpoint's response cache (keyed, e.g. by war id), its TTL backoff, its held
+ * failures and its counters. Concurrent callers of one key share a single request in flight.
+ */
 export class ThrottledEndpoint<T, N extends string = string> {
   private ttlS: number = THROTTLE_CONFIG.initialTtlS
   private lastBumpAtMs: number | null = null
@@ -73,9 +95,10 @@ export class ThrottledEndpoint<T, N extends string = string> {
   constructor(
     readonly name: N,
     private readonly now: () => number = Date.now,
+    private readonly policy: EndpointPolicy = { backoff: true },
   ) {}
 
-  get(key: string, load: () => Promise<T>): Promise<Fetched<T>> {
+  get(key: string, load: () => Promise<T>, opts: GetOptions = {}): Promise<Fetched<T>> {
     const entry = this.cache.get(key)
     if (entry && this.now() - entry.fetchedAtMs < this.ttlS * 1000 - SCHEDULE_JITTER_MS) {
       this.counts.hits++
@@ -86,11 +109,12 @@ export class ThrottledEndpoint<T, N extends string = string> {
       this.counts.hits++
       return pending
     }
-    const failure = this.failures.get(key)
-    if (failure && this.now() < failure.untilMs) {
-      this.counts.hits++
-      const stale = isRateLimited(failure.error) ? this.stale(key) : undefined
-      return stale ? Promise.resolve(stale) : Promise.reject(failure.error)
+    const held = this.heldFailure(key)
+    if (held && !(opts.bypassFailureHold && !isRateLimited(held))) {
+      // Not a hit: nothing was answered from the cache (unless a stale value is).
+      const stale = isRateLimited(held) ? this.stale(key) : undefined
+      if (stale) this.counts.hits++
+      return stale ? Promise.resolve(stale) : Promise.reject(held)
     }
     this.counts.misses++
     const request = this.load(key, load).finally(() => this.inFlight.delete(key))
@@ -109,14 +133,15 @@ export class ThrottledEndpoint<T, N extends string = string> {
       return { data, fetchedAt: new Date(at), fromCache: false, stale: false }
     } catch (e) {
       this.hold(key, e)
-      if (isRateLimited(e)) {
-        this.counts.rateLimited++
-        this.bump()
-        const stale = this.stale(key)
-        if (stale) return stale
+      if (!isRateLimited(e)) {
+        this.counts.errors++
         throw e
       }
-      this.counts.errors++
+      this.counts.rateLimited++
+      if (!this.policy.backoff) throw e
+      this.bump()
+      const stale = this.stale(key)
+      if (stale) return stale
       throw e
     }
   }
@@ -127,13 +152,25 @@ export class ThrottledEndpoint<T, N extends string = string> {
    */
   private stale(key: string): Fetched<T> | undefined {
     const previous = this.cache.get(key)
-    if (!previous || this.now() - previous.fetchedAtMs > THROTTLE_CONFIG.maxTtlS * 1000) return undefined
+    if (!this.policy.backoff || !previous || this.now() - previous.fetchedAtMs > THROTTLE_CONFIG.maxTtlS * 1000) return undefined
     return { data: previous.data, fetchedAt: new Date(previous.fetchedAtMs), fromCache: true, stale: true }
+  }
+
+  private heldFailure(key: string): unknown {
+    const held = this.failures.get(key)
+    if (!held) return undefined
+    if (this.now() < held.untilMs) return held.error
+    this.failures.delete(key)
+    return undefined
   }
 
   private hold(key: string, error: unknown): void {
     const askedS = error instanceof UpstreamUnavailableError ? (error.retryAfterS ?? 0) : 0
     const holdMs = Math.min(THROTTLE_CONFIG.maxTtlS * 1000, Math.max(FAILURE_HOLD_MS, askedS * 1000))
+    if (this.failures.size >= MAX_HELD_FAILURES) {
+      const now = this.now()
+      for (const [k, f] of this.failures) if (f.untilMs <= now) this.failures.delete(k)
+    }
     this.failures.set(key, { error, untilMs: this.now() + holdMs })
   }
 

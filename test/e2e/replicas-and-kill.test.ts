@@ -99,4 +99,18 @@ describeTimescale('service processes on one database', () => {
     expect(res.status).toBe(200)
     expect(((await res.json()) as { outcome: string }).outcome).toBe('written')
   }, 90_000)
+
+  // Last in this file: the simulated world stays on the new war.
+  test('a service started on WAR_ID=801 while the upstream is on war 802 collects war 802 from its first tick', async () => {
+    sim.control.addFault({ kind: 'new_war', warId: 802 })
+    const ticksOf = async (warId: number) => (await one(sql<{ n: number }[]>`SELECT count(*)::int AS n FROM full_status_ticks WHERE war_id = ${warId}`)).n
+    const old = await ticksOf(801)
+    const svc = await start({ SCHEDULE_ENABLED: 'true', WAR_ID: '801', FULL_STATUS_CRON: '*/2 * * * * *' })
+    for (let i = 0; i < 50 && (await ticksOf(802)) === 0; i++) await Bun.sleep(200)
+    await svc.stop('SIGTERM')
+    expect(await ticksOf(802)).toBeGreaterThan(0)
+    // Not one tick went to the war of WAR_ID, not even the first.
+    expect(await ticksOf(801)).toBe(old)
+    expect(svc.lines.some((l) => l.msg === 'current war changed' && l.from === 801 && l.to === 802)).toBe(true)
+  }, 30_000)
 })

@@ -127,13 +127,23 @@ const withoutPcstore = (counts: Record<string, number>) => {
   return rest
 }
 
-/** The spec's rule: each 429 adds 15 s to that endpoint's TTL, up to 300 s; nothing lowers it. */
-function expectTtlRule(before: EndpointStats[], after: EndpointStats[]) {
+/**
+ * The spec's rule: each 429 adds 15 s to that endpoint's TTL, up to 300 s; nothing lowers
+ * it. `served429` counts the 429s the simulator actually answered, per endpoint.
+ */
+function expectTtlRule(before: EndpointStats[], after: EndpointStats[], served429: (endpoint: string) => number) {
   for (const b of before) {
     const a = after.find((e) => e.endpoint === b.endpoint)!
-    const bumps = a.rateLimited - b.rateLimited
-    expect({ endpoint: a.endpoint, ttlS: a.ttlS }).toEqual({ endpoint: b.endpoint, ttlS: Math.min(300, b.ttlS + 15 * bumps) })
+    expect({ endpoint: a.endpoint, ttlS: a.ttlS }).toEqual({ endpoint: b.endpoint, ttlS: Math.min(300, b.ttlS + 15 * served429(b.endpoint)) })
   }
+}
+
+/** Full-status ticks missing planet rows or their summary row: must always be none. */
+async function partialTicks(db: TestDatabase): Promise<unknown[]> {
+  return [...await db.sql`
+    SELECT t.war_id, t.upstream_war_time FROM full_status_ticks t
+    WHERE t.planets_written <> (SELECT count(*) FROM planet_status_snapshots p WHERE p.war_id = t.war_id AND p.captured_at = t.captured_at)
+       OR NOT EXISTS (SELECT 1 FROM war_summary_snapshots w WHERE w.war_id = t.war_id AND w.captured_at = t.captured_at)`]
 }
 
 describeTimescale('feed faults × collectors', () => {
@@ -173,7 +183,9 @@ describeTimescale('feed faults × collectors', () => {
           const before = await rowCounts(db)
           const oldWarBefore = await warRowCounts(db, oldWar)
           const ttlBefore = s.feeds.upstream.snapshot().endpoints
-          s.sim.control.addFault(c.fault(collector))
+          const fault = c.fault(collector)
+          const requestsBefore = s.sim.control.requests()
+          s.sim.control.addFault(fault)
           c.wait?.(s)
           await war.refresh()
 
@@ -211,14 +223,19 @@ describeTimescale('feed faults × collectors', () => {
             }
           }
           const ttlAfter = s.feeds.upstream.snapshot().endpoints
-          expectTtlRule(ttlBefore, ttlAfter)
+          const requestsAfter = s.sim.control.requests()
+          const rateLimitsUpstream = fault.kind === 'rate_limit' && fault.feed === 'upstream'
+          expectTtlRule(ttlBefore, ttlAfter, (e) =>
+            rateLimitsUpstream ? (requestsAfter[`upstream:${e}`] ?? 0) - (requestsBefore[`upstream:${e}`] ?? 0) : 0)
+          expect(await partialTicks(db)).toEqual([])
 
           s.sim.control.clearFaults()
           s.later(600)
           const healthy = await run()
           expect(healthy.outcome).toBe('written')
           expect(healthy.warId).toBe(war.id)
-          expectTtlRule(ttlAfter, s.feeds.upstream.snapshot().endpoints)
+          expectTtlRule(ttlAfter, s.feeds.upstream.snapshot().endpoints, () => 0)
+          expect(await partialTicks(db)).toEqual([])
         }, 30_000)
       }
     })

@@ -270,7 +270,7 @@ describe('warId / warID', () => {
       const want =
         name === 'planet-stats'
           ? { status: 409, body: { error: 'the community feed describes the current war (801), not war 5' } }
-          : { status: 404, body: { error: 'the upstream feed does not know this war' } }
+          : { status: 404, body: { error: expect.stringMatching(/^war 5: the upstream answered 404 \((status|warinfo|summary|assignment|newsfeed)\)$/) } }
       expect({ name, status: res.status, body: res.body }).toEqual({ name, ...want })
     }
     // The runs started (and are logged as failed); not one row was written.

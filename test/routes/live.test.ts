@@ -141,8 +141,13 @@ test('/war-stats: galaxy stats of the upstream summary', async () => {
   expect(Math.abs(Date.parse(res.body.at) - Date.now())).toBeLessThan(10_000)
 })
 
-test('/war-stats: unreachable upstream → 503 {error}', async () => {
-  sim.control.addFault({ kind: 'outage', feed: 'upstream', endpoint: 'summary' })
+test('/war-stats: unreachable upstream (503, or 404 from a moved endpoint) → 503 {error}', async () => {
+  for (const status of [503, 404]) {
+    sim.control.reset()
+    sim.control.addFault({ kind: 'outage', feed: 'upstream', endpoint: 'summary', status })
+    const res = await (await fresh()).get('/war-stats')
+    expect({ upstream: status, answer: res.status }).toEqual({ upstream: status, answer: 503 })
+  }
   const res = await (await fresh()).get('/war-stats')
   expect(res.status).toBe(503)
   expect(errorOf(res)).toContain('upstream')

@@ -112,7 +112,7 @@ describe('cache', () => {
     expect(stats('summary')).toMatchObject({ misses: 1, hits: 4, errors: 1, ok: 0, lastSuccessAt: null })
   })
 
-  test('a failure is answered from memory for 5 s (no request, counted as a hit), then asked again', async () => {
+  test('a failure is answered from memory for 5 s (no request, not a hit), then asked again', async () => {
     const { upstream, clock, client, stats } = setup()
     upstream.then(() => new Response('', { status: 503 }))
     await expect(client.status(801)).rejects.toMatchObject({ reason: 'http_status', status: 503 })
@@ -122,7 +122,7 @@ describe('cache', () => {
     clock.advance(0.1)
     expect((await client.status(801)).fromCache).toBe(false)
     expect(upstream.requests).toHaveLength(2)
-    expect(stats()).toMatchObject({ misses: 2, hits: 1, ok: 1, errors: 1 })
+    expect(stats()).toMatchObject({ misses: 2, hits: 0, ok: 1, errors: 1 })
     // Held per key: another war asks at once.
     upstream.then(() => new Response('', { status: 503 }))
     await expect(client.status(802)).rejects.toMatchObject({ status: 503 })
@@ -176,7 +176,19 @@ describe('TTL backoff on 429', () => {
     upstream.then(tooMany)
     for (let i = 0; i < 20; i++) await expect(client.status(801)).rejects.toMatchObject({ reason: 'rate_limited' })
     expect(upstream.requests).toHaveLength(1)
-    expect(stats()).toMatchObject({ ttlS: 30, rateLimited: 1, misses: 1, hits: 19 })
+    expect(stats()).toMatchObject({ ttlS: 30, rateLimited: 1, misses: 1, hits: 0 })
+  })
+
+  test('a collector bypasses a held failure, but not a held 429', async () => {
+    const { upstream, client } = setup()
+    upstream.then(() => new Response('', { status: 502 }))
+    await expect(client.status(801)).rejects.toMatchObject({ status: 502 })
+    expect((await client.status(801, { bypassFailureHold: true })).fromCache).toBe(false)
+    expect(upstream.requests).toHaveLength(2)
+    upstream.then(tooMany)
+    await expect(client.summary(801)).rejects.toMatchObject({ reason: 'rate_limited' })
+    await expect(client.summary(801, { bypassFailureHold: true })).rejects.toMatchObject({ reason: 'rate_limited' })
+    expect(upstream.requests).toHaveLength(3)
   })
 
   test('while a 429 is held, a stale value older than the raised TTL keeps being served without asking', async () => {

@@ -55,7 +55,7 @@ describe('upstream request faults', () => {
       // Within the hold the failure is answered from memory; after it, the fault is used up
       // and the next call (a miss, nothing cached) succeeds.
       await failure(client.status(801))
-      expect(statsOf(client, 'status')).toMatchObject({ misses: 1, hits: 1 })
+      expect(statsOf(client, 'status')).toMatchObject({ misses: 1, hits: 0 })
       pastFailureHold()
       expect((await client.status(801)).data.warId).toBe(801)
       expect(statsOf(client, 'status')).toMatchObject({ misses: 2, ok: 1 })
@@ -170,6 +170,26 @@ describe('pcstore client', () => {
     expect(await failure(pcstore().currentPlayers(1))).toMatchObject({ feed: 'pcstore', reason: 'http_status', status: 404 })
     sim.control.addFault({ kind: 'outage', feed: 'pcstore' })
     expect(await pcstoreCounts(pcstore())).toEqual({ game1: null, game2: null })
+  })
+
+  test('a 429 from the store: no stale count, no TTL backoff; the count is asked again after the 5 s hold', async () => {
+    let nowMs = Date.parse('2026-01-01T00:00:00Z')
+    let calls = 0
+    const client = createPcstoreClient({
+      baseUrl: 'http://pcstore.test', timeoutMs: TIMEOUT_MS, now: () => nowMs,
+      fetch: async () => (++calls === 2 ? new Response(null, { status: 429 }) : new Response('{"response":{"player_count":42,"result":1}}')),
+    })
+    expect(await client.currentPlayers(PCSTORE_APP_IDS.game2)).toBe(42)
+    nowMs += 16_000
+    expect(await failure(client.currentPlayers(PCSTORE_APP_IDS.game2))).toMatchObject({ reason: 'rate_limited' })
+    nowMs += 5_000
+    expect(await client.currentPlayers(PCSTORE_APP_IDS.game2)).toBe(42)
+    nowMs += 13_000 // the TTL stayed at 15 s (fresh until 1 s before it)
+    expect(await client.currentPlayers(PCSTORE_APP_IDS.game2)).toBe(42)
+    expect(calls).toBe(3)
+    nowMs += 2_000
+    await client.currentPlayers(PCSTORE_APP_IDS.game2)
+    expect(calls).toBe(4)
   })
 
   test('result != 1 with HTTP 200 is an error', async () => {

@@ -23,6 +23,7 @@ import { cpus, loadavg, release, totalmem } from 'node:os'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { printUsageAndExit, scriptArgs } from './cli.ts'
 import type { Subprocess } from 'bun'
 import { collectors } from '../src/collectors/index.ts'
 import { refreshRollups } from '../src/db/rollups.ts'
@@ -40,8 +41,7 @@ const progress = (line: string) => process.stderr.write(`[${((performance.now() 
 
 // ------------------------------------------------------------------ options
 
-// `npm run bench -- --quick` passes the options as they are; `bun run bench -- --quick` may keep the `--`.
-const args = Bun.argv.slice(2).filter((a, i) => !(i === 0 && a === '--'))
+const args = scriptArgs()
 const { values: argv } = parseArgs({
   args,
   options: {
@@ -64,11 +64,7 @@ const { values: argv } = parseArgs({
   },
   strict: true,
 })
-if (argv.help) {
-  const src = readFileSync(import.meta.path, 'utf8')
-  process.stdout.write(`${/\/\*\*([\s\S]*?)\*\//.exec(src)![1]!.replace(/^ \* ?/gm, '').trim()}\n`)
-  process.exit(0)
-}
+if (argv.help) printUsageAndExit(import.meta.path)
 const opt = (name: keyof typeof argv): string | undefined => {
   const v = argv[name]
   if (typeof v === 'string') return v

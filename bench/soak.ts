@@ -22,6 +22,7 @@ import { cpus, loadavg } from 'node:os'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { printUsageAndExit, scriptArgs } from './cli.ts'
 import { COLLECTOR_NAMES, type CollectorName } from '../src/collectors/index.ts'
 import { connect } from '../src/db/connect.ts'
 import { SCHEDULE_PATTERNS } from '../src/schedule.ts'
@@ -298,7 +299,7 @@ export function renderSoak(r: SoakResult, facts: { command: string; date: string
 // ------------------------------------------------------------------ CLI
 
 if (import.meta.main) {
-  const args = Bun.argv.slice(2).filter((a, i) => !(i === 0 && a === '--'))
+  const args = scriptArgs()
   const { values: argv } = parseArgs({
     args,
     options: {
@@ -312,11 +313,7 @@ if (import.meta.main) {
     },
     strict: true,
   })
-  if (argv.help) {
-    const src = readFileSync(import.meta.path, 'utf8')
-    process.stdout.write(`${/\/\*\*([\s\S]*?)\*\//.exec(src)![1]!.replace(/^ \* ?/gm, '').trim()}\n`)
-    process.exit(0)
-  }
+  if (argv.help) printUsageAndExit(import.meta.path)
   const started = performance.now()
   const progress = (line: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`)
   const durationS = Number(argv.duration)

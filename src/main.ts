@@ -54,8 +54,7 @@ async function main() {
   if (config.scheduleEnabled) {
     firstWarCheck = war.refresh()
     app.use(schedulePlugin(jobs, log))
-  }
-  else log.info('schedule disabled (SCHEDULE_ENABLED=false): run collectors from an external scheduler')
+  } else log.info('schedule disabled (SCHEDULE_ENABLED=false): run collectors from an external scheduler')
 
   app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_BODY_BYTES })
   log.info('listening', { host: config.host, port: app.server?.port, edition: db.info.edition, embedded: db.info.embedded })

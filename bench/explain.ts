@@ -38,7 +38,7 @@ export async function explainRequest(deps: AppDeps, url: string, path: string, p
     },
   }) as unknown as Sql
   try {
-    const app = buildApp({ ...deps, sql: traced })
+    const app = buildApp({ ...deps, db: { ...deps.db, sql: traced } })
     const res = await app.handle(new Request(`http://localhost${path}`))
     await res.text()
     capturing = false // the replays below must not be captured

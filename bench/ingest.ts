@@ -1,13 +1,16 @@
 /**
- * Ingest: the real full-status collector (collectors['full-status']) against the
+ * Ingest: the real full-status collector (the runner's runOnce, as a POST does) against the
  * simulator at speed 0, the war advanced 5 minutes between ticks and the feed clients'
  * cache clock moved past every TTL, so each tick fetches four fresh feeds and writes a
  * status row per planet, a summary row, the orders and their progress, new dispatches.
  */
-import { collectors } from '../src/collectors/index.ts'
+import { COLLECTORS } from '../src/collect/index.ts'
+import { CollectorRunner } from '../src/collect/runner.ts'
+import type { Database } from '../src/db/index.ts'
+import { createStore } from '../src/storage/index.ts'
 import type { Sql } from '../src/db/connect.ts'
 import { silentLogger } from '../src/log.ts'
-import type { Feeds } from '../src/upstream/feeds.ts'
+import type { Feeds } from '../src/feeds/index.ts'
 import { WAR_ID } from './setup.ts'
 import { summarize, type Timing } from './stats.ts'
 
@@ -25,12 +28,12 @@ export interface IngestResult {
 }
 
 export async function measureIngest(
-  sql: Sql,
+  db: Pick<Database, 'sql' | 'gate'>,
   feeds: Feeds,
   later: (seconds: number) => void,
   o: { ticks: number; warmup: number; progress: (line: string) => void },
 ): Promise<IngestResult> {
-  const deps = { sql, feeds, log: silentLogger, config: { warId: WAR_ID } }
+  const runner = new CollectorRunner({ db, store: createStore(db), feeds, log: silentLogger, config: { warId: WAR_ID } })
   const wall: number[] = []
   const reported: number[] = []
   let planets = 0
@@ -38,7 +41,7 @@ export async function measureIngest(
   for (let i = 0; i < o.warmup + o.ticks; i++) {
     later(300)
     const t = performance.now()
-    const s = await collectors['full-status'](deps, { now: new Date() })
+    const s = await runner.runOnce(COLLECTORS['full-status'], { now: new Date() })
     const el = performance.now() - t
     if (s.outcome !== 'written' || !(s.written.planetStatus! > 0)) {
       throw new Error(`full-status tick ${i + 1} wrote nothing: ${JSON.stringify(s)}`)

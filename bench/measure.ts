@@ -177,8 +177,8 @@ export async function measureLatency(deps: AppDeps, f: DataFacts, o: MeasureOpti
         const to = new Date(String(svc.to))
         const raw =
           c.group === 'divers'
-            ? await diversFromRaw(deps.sql, new URL(c.path, 'http://x').searchParams.get('range')!, to)
-            : await planetFromRaw(deps.sql, WAR_ID, f.planetIndex, Number(new URL(c.path, 'http://x').searchParams.get('hours')), to)
+            ? await diversFromRaw(deps.db.sql, new URL(c.path, 'http://x').searchParams.get('range')!, to)
+            : await planetFromRaw(deps.db.sql, WAR_ID, f.planetIndex, Number(new URL(c.path, 'http://x').searchParams.get('hours')), to)
         const diff = firstDifference(svc, raw)
         if (diff) throw new ResultMismatch(`${c.name}: the service's answer differs from the raw-rows answer: ${diff}`)
         return raw.points.length
@@ -189,8 +189,8 @@ export async function measureLatency(deps: AppDeps, f: DataFacts, o: MeasureOpti
       const timing = await repeat(
         () =>
           c.group === 'divers'
-            ? diversFromRaw(deps.sql, range.get('range')!, to())
-            : planetFromRaw(deps.sql, WAR_ID, f.planetIndex, Number(range.get('hours')), to()),
+            ? diversFromRaw(deps.db.sql, range.get('range')!, to())
+            : planetFromRaw(deps.db.sql, WAR_ID, f.planetIndex, Number(range.get('hours')), to()),
         { warmup: 1, reps: o.reps, budgetMs: o.baselineBudgetMs, minReps: 5 },
       )
       c.baseline = { timing, equal: true, points }

@@ -25,8 +25,10 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { printUsageAndExit, scriptArgs } from './cli.ts'
 import type { Subprocess } from 'bun'
-import { collectors } from '../src/collectors/index.ts'
-import { refreshRollups } from '../src/db/rollups.ts'
+import { COLLECTORS } from '../src/collect/index.ts'
+import { CollectorRunner } from '../src/collect/runner.ts'
+import { createStore } from '../src/storage/index.ts'
+import { refreshRollups } from '../src/storage/rollups.ts'
 import { silentLogger } from '../src/log.ts'
 import { explainRequest, type Explained } from './explain.ts'
 import { analyze, generate, type Scale } from './generate.ts'
@@ -164,7 +166,8 @@ async function main() {
 
   // Wars, planets, planet_war_info, sectors, factions: the real war-info collector against the simulator.
   let t = performance.now()
-  const wi = await collectors['war-info']({ sql, feeds: feeds.feeds, log: silentLogger, config: { warId: WAR_ID } })
+  const runner = new CollectorRunner({ db: bench.db, store: createStore(bench.db), feeds: feeds.feeds, log: silentLogger, config: { warId: WAR_ID } })
+  const wi = await runner.runOnce(COLLECTORS['war-info'])
   const warInfoS = (performance.now() - t) / 1000
   progress(`war-info collector: ${JSON.stringify(wi.written)}`)
 
@@ -206,7 +209,7 @@ async function main() {
   }
 
   // Ingest through the real collector (writes ticks at the current time, after the reads).
-  const ingest = await measureIngest(sql, feeds.feeds, feeds.later, { ticks, warmup: 2, progress })
+  const ingest = await measureIngest(bench.db, feeds.feeds, feeds.later, { ticks, warmup: 2, progress })
 
   // Throughput and memory of the real service process.
   const throughput = await measureThroughput(

@@ -11,7 +11,7 @@ import { connect } from '../src/db/connect.ts'
 import { startEmbeddedDatabase } from '../src/db/embedded.ts'
 import { openDatabase, type Database } from '../src/db/index.ts'
 import { silentLogger } from '../src/log.ts'
-import type { Feeds } from '../src/upstream/feeds.ts'
+import type { Feeds } from '../src/feeds/index.ts'
 
 export const ROOT = resolve(import.meta.dir, '..')
 export const WAR_ID = 801
@@ -124,7 +124,7 @@ export async function openBenchDatabase(kind: DbKind, givenUrl?: string): Promis
 
 export function appDeps(bench: BenchDatabase, feeds: Feeds): AppDeps {
   const config = { ...loadConfig({}), warId: WAR_ID }
-  return { config, sql: bench.db.sql, db: bench.db.info, log: silentLogger, feeds }
+  return { config, db: bench.db, log: silentLogger, feeds }
 }
 
 export { simulatedFeeds }

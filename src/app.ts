@@ -1,46 +1,77 @@
 import { Elysia } from 'elysia'
+import { CollectorRunner } from './collect/runner.ts'
 import type { Config } from './config.ts'
-import type { Sql } from './db/connect.ts'
-import type { DatabaseInfo } from './db/edition.ts'
+import type { Database } from './db/index.ts'
+import type { Feeds } from './feeds/index.ts'
 import { errorHandling } from './http/errors.ts'
+import { ResponseCache } from './http/response-cache.ts'
 import { securityPolicy } from './http/security.ts'
 import type { Logger } from './log.ts'
 import { collectRoutes } from './routes/collect.ts'
+import { readContext } from './routes/context.ts'
+import { diverRoutes } from './routes/divers.ts'
 import { healthRoutes } from './routes/health.ts'
+import { historyRoutes } from './routes/history.ts'
+import { liveRoutes } from './routes/live.ts'
+import { lookupRoutes } from './routes/lookups.ts'
 import { openapiDocs } from './routes/openapi.ts'
-import { readRoutes } from './routes/index.ts'
+import { planetHistoryRoutes } from './routes/planet-history.ts'
 import { throttleRoutes } from './routes/throttle.ts'
-import type { Feeds } from './upstream/feeds.ts'
-import { CurrentWar } from './collectors/current-war.ts'
+import { warRoutes } from './routes/war.ts'
+import { createStore } from './storage/index.ts'
+import { CurrentWar } from './war/current-war.ts'
 
 export interface AppDeps {
   config: Config
-  sql: Sql
-  db: DatabaseInfo & { embedded: boolean }
+  db: Pick<Database, 'sql' | 'gate' | 'info'>
   log: Logger
   feeds: Feeds
   /** The upstream's current war (main.ts shares the schedule's); one is made when absent. */
   currentWar?: CurrentWar
+  /** The collectors' runner (main.ts shares the schedule's); one is made when absent. */
+  runner?: CollectorRunner
+  /** Collector tick counts for the readiness answer. */
+  collectors?: () => unknown
   isShuttingDown?: () => boolean
+  /** Clock of the read routes (windows, defaults, the response cache); tests move it. */
+  now?: () => Date
+  /** Response cache of /war* and the lookups; pass one to observe hits and loads. */
+  cache?: ResponseCache
 }
 
 /**
- * The whole HTTP surface, built from plugins, with no timers and no listen(): tests call
- * `buildApp(deps).handle(request)`; main.ts adds the schedule and listens.
+ * The whole HTTP surface, every plugin mounted here and only here, with no timers and no
+ * listen(): tests call `buildApp(deps).handle(request)`; main.ts adds the schedule and
+ * listens.
  */
 export function buildApp(deps: AppDeps) {
-  const { sql, db, log, feeds, config } = deps
+  const { db, log, feeds, config } = deps
+  const storage = createStore(db)
   const currentWar = deps.currentWar ?? new CurrentWar(config.warId, feeds.upstream, log)
+  const runner = deps.runner ?? new CollectorRunner({ db, store: storage, feeds, log, config, currentWar })
+  const now = deps.now ?? (() => new Date())
+  const context = readContext({
+    storage,
+    feeds,
+    warId: config.warId,
+    now,
+    cache: deps.cache ?? new ResponseCache({ now: () => now().getTime() }),
+  })
   return new Elysia()
     .use(securityPolicy())
     .use(errorHandling(log))
     .use(openapiDocs())
-    .use(healthRoutes({ sql, db, isShuttingDown: deps.isShuttingDown ?? (() => false) }))
+    .use(healthRoutes({ db, isShuttingDown: deps.isShuttingDown ?? (() => false), collectors: deps.collectors }))
     .use(
       new Elysia({ prefix: '/api/v1' })
         .use(throttleRoutes(feeds.upstream))
-        .use(readRoutes(deps))
-        .use(collectRoutes({ sql, feeds, log, config, currentWar, collectorSecret: config.collectorSecret })),
+        .use(liveRoutes(context))
+        .use(diverRoutes(context))
+        .use(warRoutes(context))
+        .use(lookupRoutes(context))
+        .use(historyRoutes(context))
+        .use(planetHistoryRoutes(context))
+        .use(collectRoutes(runner, config.collectorSecret)),
     )
 }
 

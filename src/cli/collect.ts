@@ -1,9 +1,11 @@
-import { collectors, COLLECTOR_NAMES, type CollectorName } from '../collectors/index.ts'
-import { CurrentWar } from '../collectors/current-war.ts'
+import { COLLECTORS, COLLECTOR_NAMES, type CollectorName } from '../collect/index.ts'
+import { CollectorRunner } from '../collect/runner.ts'
 import { ConfigError, loadConfig } from '../config.ts'
 import { openDatabase } from '../db/index.ts'
+import { createFeeds } from '../feeds/index.ts'
 import { createLogger, errorText } from '../log.ts'
-import { createFeeds } from '../upstream/feeds.ts'
+import { createStore } from '../storage/index.ts'
+import { CurrentWar } from '../war/current-war.ts'
 
 /**
  * `npm run collect -- <collector> [warId]`: run one collector once and print its summary
@@ -21,8 +23,8 @@ try {
   const db = await openDatabase(config, log)
   try {
     const feeds = createFeeds(config)
-    const currentWar = new CurrentWar(config.warId, feeds.upstream, log)
-    const summary = await collectors[name as CollectorName]({ sql: db.sql, feeds, log, config, currentWar }, { warId: warArg ? Number(warArg) : undefined })
+    const runner = new CollectorRunner({ db, store: createStore(db), feeds, log, config, currentWar: new CurrentWar(config.warId, feeds.upstream, log) })
+    const summary = await runner.runOnce(COLLECTORS[name as CollectorName], { warId: warArg ? Number(warArg) : undefined })
     process.stdout.write(JSON.stringify(summary) + '\n')
   } finally {
     await db.close()

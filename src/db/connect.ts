@@ -2,24 +2,34 @@ import postgres from 'postgres'
 
 export type Sql = postgres.Sql<{}>
 export type Tx = postgres.TransactionSql<{}>
+/** A piece of SQL built with the tagged template, to compose into a statement. */
+export type Fragment = postgres.PendingQuery<postgres.Row[]>
 
 export interface ConnectOptions {
   url: string
   max?: number
   statementTimeoutMs?: number
+  /** Seconds to wait for a new connection; the availability gate answers sooner anyway. */
+  connectTimeoutS?: number
   applicationName?: string
 }
 
 /**
- * The one postgres.js pool of the process. int8 (bigint, count(*)) is parsed to a JS
- * number here, once: every counter we store stays far below 2^53, and routes then never
- * see numeric strings. numeric stays a string; queries cast it where a number is wanted.
+ * A postgres.js pool. int8 (bigint, count(*)) is parsed to a JS number here, once: every
+ * counter we store stays far below 2^53, and callers never see numeric strings; numeric
+ * stays a string (queries cast it where a number is wanted).
+ *
+ * `backoff`: postgres.js waits before reconnecting after a failed connection, growing to
+ * 20 s, with one retry counter shared by every connection of the pool. During an outage
+ * that wait, not the database, decided how long requests hung; the gate (gate.ts) keeps
+ * traffic off an unreachable database instead, so reconnects may be immediate.
  */
-export function connect({ url, max = 10, statementTimeoutMs = 15_000, applicationName = 'galactic-war-stats' }: ConnectOptions): Sql {
+export function connect({ url, max = 10, statementTimeoutMs = 15_000, connectTimeoutS = 5, applicationName = 'galactic-war-stats' }: ConnectOptions): Sql {
   return postgres(url, {
     max,
     idle_timeout: 30,
-    connect_timeout: 5,
+    connect_timeout: connectTimeoutS,
+    backoff: () => 0.1,
     onnotice: () => {},
     connection: { application_name: applicationName, statement_timeout: statementTimeoutMs, TimeZone: 'UTC' },
     types: {
@@ -28,11 +38,42 @@ export function connect({ url, max = 10, statementTimeoutMs = 15_000, applicatio
   }) as unknown as Sql
 }
 
+/** Thrown by the gate while the database is unreachable; routes answer 503. */
+export class DatabaseUnavailableError extends Error {
+  override readonly name = 'DatabaseUnavailableError'
+  readonly code = 'DATABASE_UNAVAILABLE'
+  constructor(reason = 'database unavailable') {
+    super(reason)
+  }
+}
+
 /** True when the error means "the database cannot be reached", as opposed to a bad query. */
 export function isDatabaseUnavailable(err: unknown): boolean {
+  if (err instanceof DatabaseUnavailableError) return true
   if (!(err instanceof Error)) return false
   const code = (err as { code?: string }).code ?? ''
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED'].includes(code)) return true
   // SQLSTATE class 08 (connection exception), 57P0x (shutdown/cannot connect now), 53300 (too many connections)
   return /^08/.test(code) || /^57P0/.test(code) || code === '53300'
+}
+
+/**
+ * Errors a retry can cure without anyone changing anything: the database unreachable, a
+ * statement cancelled by its timeout (57014), a serialization failure or deadlock (40xxx),
+ * the server short of resources (53xxx). Anything else (a constraint, a bad value) fails
+ * the same way every time.
+ */
+export function isTransient(err: unknown): boolean {
+  if (isDatabaseUnavailable(err)) return true
+  const code = err instanceof Error ? ((err as { code?: string }).code ?? '') : ''
+  return code === '57014' || /^40/.test(code) || /^53/.test(code)
+}
+
+/**
+ * One process at a time per `key` (across every replica on the database): the lock is
+ * taken without waiting and released when the transaction ends.
+ */
+export async function tryTransactionLock(tx: Tx, key: string): Promise<boolean> {
+  const [row] = await tx<{ ok: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtext(${key})) AS ok`
+  return row?.ok === true
 }

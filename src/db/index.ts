@@ -3,24 +3,29 @@ import type { Logger } from '../log.ts'
 import { connect, type Sql } from './connect.ts'
 import { detectEdition, type DatabaseInfo } from './edition.ts'
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.ts'
+import { DatabaseGate, GATE_DEFAULTS, type GateOptions } from './gate.ts'
 import { migrate } from './migrate.ts'
 
-export type { Sql } from './connect.ts'
+export type { Fragment, Sql, Tx } from './connect.ts'
 
 export interface Database {
   sql: Sql
+  /** Every statement goes through it: fail fast while the database is unreachable. */
+  gate: DatabaseGate
   info: DatabaseInfo & { embedded: boolean }
   close(): Promise<void>
 }
+
+export type DatabaseConfig = Pick<Config, 'databaseUrl' | 'dataDir' | 'dbPoolMax' | 'dbStatementTimeoutMs'>
 
 /**
  * Connect (starting the embedded database when no DATABASE_URL is set), apply pending
  * migrations, and report the edition. The caller owns `close()`.
  */
 export async function openDatabase(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'dbPoolMax' | 'dbStatementTimeoutMs'>,
+  config: DatabaseConfig,
   log: Logger,
-  opts: { migrate?: boolean } = {},
+  opts: { migrate?: boolean; gate?: GateOptions } = {},
 ): Promise<Database> {
   let embedded: EmbeddedDatabase | null = null
   let url = config.databaseUrl
@@ -31,6 +36,15 @@ export async function openDatabase(
   }
   // PGlite is a single session: one connection keeps transactions from interleaving.
   const sql = connect({ url, max: embedded ? 1 : config.dbPoolMax, statementTimeoutMs: config.dbStatementTimeoutMs })
+  // The gate's probe has a connection of its own, so a pool full of stuck queries cannot
+  // delay the answer. The embedded database runs in-process: nothing to probe.
+  const probeSql = embedded ? null : connect({ url, max: 1, connectTimeoutS: 2, statementTimeoutMs: 2000, applicationName: 'galactic-war-stats/probe' })
+  const gate = new DatabaseGate(probeSql ? () => probeSql`SELECT 1` : null, log, opts.gate ?? GATE_DEFAULTS)
+  const closeAll = async (timeoutS: number) => {
+    gate.stop()
+    await Promise.all([sql.end({ timeout: timeoutS }), probeSql?.end({ timeout: 1 })])
+    await embedded?.close()
+  }
   try {
     if (opts.migrate !== false) {
       const { applied } = await migrate(sql)
@@ -38,17 +52,9 @@ export async function openDatabase(
     }
     const info = await detectEdition(sql)
     log.info('database ready', { ...info, embedded: embedded !== null })
-    return {
-      sql,
-      info: { ...info, embedded: embedded !== null },
-      async close() {
-        await sql.end({ timeout: 5 })
-        await embedded?.close()
-      },
-    }
+    return { sql, gate, info: { ...info, embedded: embedded !== null }, close: () => closeAll(5) }
   } catch (err) {
-    await sql.end({ timeout: 1 }).catch(() => {})
-    await embedded?.close().catch(() => {})
+    await closeAll(1).catch(() => {})
     throw err
   }
 }

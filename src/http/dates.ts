@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import type { Sql } from '../db/connect.ts'
+import type { TimeRange } from '../storage/query.ts'
 import { badRequest } from './params.ts'
 
 /**
@@ -16,13 +16,6 @@ export const dateString = (name: string, description: string, example: string) =
     examples: [example],
     error: `${name} must be YYYY-MM-DD or YYYY-MM-DD HH:MM:SS (UTC)`,
   })
-
-/** A time window; a null bound is open. `toExclusive` is set when `to` is the midnight after a bare end date. */
-export interface TimeRange {
-  from: Date | null
-  to: Date | null
-  toExclusive: boolean
-}
 
 interface ParsedDate {
   at: Date
@@ -90,12 +83,4 @@ export function timeRange(query: { startDate?: string; endDate?: string }, opts:
   }
   if (from && to && (toExclusive ? from >= to : from > to)) throw badRequest('startDate must not be after endDate')
   return { from, to, toExclusive }
-}
-
-/** `AND column >= from AND column <= to` (or `< to` after a bare end date) as a postgres.js fragment. */
-export function rangeCondition(sql: Sql, column: string, range: TimeRange) {
-  const col = sql(column)
-  return sql`
-    ${range.from ? sql`AND ${col} >= ${range.from}` : sql``}
-    ${range.to ? (range.toExclusive ? sql`AND ${col} < ${range.to}` : sql`AND ${col} <= ${range.to}`) : sql``}`
 }

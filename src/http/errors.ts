@@ -1,8 +1,17 @@
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import { isDatabaseUnavailable } from '../db/connect.ts'
+import { FeedUnavailableError } from '../feeds/errors.ts'
 import { errorText, type Logger } from '../log.ts'
-import { NotCurrentWarError } from '../collectors/current-war.ts'
-import { UpstreamUnavailableError } from '../upstream/errors.ts'
+import { NotCurrentWarError } from '../war/current-war.ts'
+
+/** The body of every error answer. */
+export const ErrorBody = t.Object({ error: t.String() })
+
+/** The error answers every validated read route can give (response schemas, OpenAPI). */
+export const errorResponses = {
+  400: t.Object({ error: t.String() }, { description: 'Invalid parameter (the message names it)' }),
+  503: t.Object({ error: t.String() }, { description: 'Database or upstream feed unavailable' }),
+}
 
 /**
  * The one error plugin, registered once at the root: every failure becomes
@@ -11,7 +20,7 @@ import { UpstreamUnavailableError } from '../upstream/errors.ts'
  */
 export const errorHandling = (log: Logger) =>
   new Elysia({ name: 'http/errors' })
-    .error({ UpstreamUnavailableError, NotCurrentWarError })
+    .error({ FeedUnavailableError, NotCurrentWarError })
     .onError({ as: 'global' }, ({ code, error, set, path }) => {
       set.headers['cache-control'] = 'no-store'
       switch (code) {
@@ -29,7 +38,7 @@ export const errorHandling = (log: Logger) =>
         case 'NOT_FOUND':
           set.status = 404
           return { error: 'not found' }
-        case 'UpstreamUnavailableError':
+        case 'FeedUnavailableError':
           set.status = 503
           return { error: `${error.feed} feed unavailable: ${error.reason}` }
         case 'NotCurrentWarError':

@@ -1,4 +1,5 @@
 import { t, type TSchema } from 'elysia'
+import type { PageOf } from '../storage/query.ts'
 import { badRequest, DIGITS, INT32_MAX } from './params.ts'
 
 /** The default and maximum `limit` of one paged route (spec "Limits"). */
@@ -7,16 +8,11 @@ export interface PageLimits {
   maxLimit: number
 }
 
+/** The page a request asked for: its number, and the storage layer's limit and offset. */
 export interface Page {
   page: number
   limit: number
   offset: number
-}
-
-/** A page of rows plus the total number of rows matching the filters. */
-export interface PageResult<R> {
-  rows: R[]
-  total: number
 }
 
 /**
@@ -49,7 +45,7 @@ export function pageOf(query: { page?: string; limit?: string }, { defaultLimit,
 }
 
 /** The paged response body shared by every paged route. */
-export function paged<R>({ rows, total }: PageResult<R>, { page, limit }: Page) {
+export function paged<R>({ rows, total }: PageOf<R>, { page, limit }: Page) {
   return { items: rows, page, limit, totalResults: total, totalPages: Math.ceil(total / limit) }
 }
 

@@ -1,12 +1,21 @@
-import type { AppDeps } from '../app.ts'
-import type { ResponseCache } from '../http/cache.ts'
+/** The dependencies of the read routes, decorated onto their handlers' context once per app. */
+import { Elysia } from 'elysia'
+import type { Feeds } from '../feeds/index.ts'
+import type { ResponseCache } from '../http/response-cache.ts'
+import type { Store } from '../storage/index.ts'
 
-/** What the read routes need: the app's dependencies plus a clock and the response cache. */
-export interface ReadContext {
-  sql: AppDeps['sql']
-  feeds: AppDeps['feeds']
+export type ReadDeps = {
+  /** The storage layer's reads, through the database gate. */
+  storage: Store
+  feeds: Feeds
   /** Default war id (WAR_ID, else 801). */
   warId: number
+  /** The routes' clock (windows, defaults, the response cache). */
   now: () => Date
+  /** Response cache of /war* and the lookups. */
   cache: ResponseCache
 }
+
+export const readContext = (deps: ReadDeps) => new Elysia({ name: 'routes/context' }).decorate(deps)
+
+export type ReadContext = ReturnType<typeof readContext>

@@ -1,10 +1,12 @@
 /** /divers/history: the player-count curve of the second game over a range, about 200 points. */
 import { Elysia, t } from 'elysia'
-import { PLAYER_COUNT_ROLLUPS, timeBucket } from '../db/rollups.ts'
-import { NO_STORE } from '../http/cache.ts'
+import { errorResponses } from '../http/errors.ts'
+import { httpPolicy } from '../http/policy.ts'
+import type { Store } from '../storage/index.ts'
+import { Timestamp } from '../storage/model.ts'
+import type { DiverSource } from '../storage/player-counts.ts'
+import { PLAYER_COUNT_ROLLUPS, timeBucket } from '../storage/rollups.ts'
 import type { ReadContext } from './context.ts'
-import * as q from './divers.sql.ts'
-import { errorResponses, IsoDate } from './schemas.ts'
 
 /** Span of each fixed range, in seconds. */
 export const RANGE_SECONDS = { '24h': 86_400, '7d': 7 * 86_400, '30d': 30 * 86_400, '90d': 90 * 86_400 } as const
@@ -31,7 +33,7 @@ export function rollupLevelFor(widthS: number): number {
 }
 
 const Extreme = (description: string) =>
-  t.Union([t.Object({ value: t.Integer(), at: IsoDate('Time of the first raw row with that value in the window') }), t.Null()], { description })
+  t.Union([t.Object({ value: t.Integer(), at: Timestamp('Time of the first raw row with that value in the window') }), t.Null()], { description })
 
 const DiverHistory = t.Object({
   range: RangeSchema({ description: 'The requested range' }),
@@ -39,9 +41,9 @@ const DiverHistory = t.Object({
     description: 'api: upstream cross-platform total (15 s cadence); pcstore: PC store total (10 min cadence)',
   }),
   bucketSeconds: t.Integer({ description: 'Width of one bucket' }),
-  from: IsoDate('Start of the first bucket (window start aligned with time_bucket)'),
-  to: IsoDate('End of the window (now)'),
-  points: t.Array(t.Object({ t: IsoDate('Bucket start'), v: t.Integer({ description: 'Average over the bucket, rounded' }) }), {
+  from: Timestamp('Start of the first bucket (window start aligned with time_bucket)'),
+  to: Timestamp('End of the window (now)'),
+  points: t.Array(t.Object({ t: Timestamp('Bucket start'), v: t.Integer({ description: 'Average over the bucket, rounded' }) }), {
     description: 'Buckets with data, oldest first',
   }),
   stats: t.Object({
@@ -53,29 +55,29 @@ const DiverHistory = t.Object({
 })
 
 /** Which series serves a fixed range: api when it covers the window start, else pcstore when it has data, else api. */
-async function sourceForWindow(ctx: ReadContext, from: Date, widthS: number, to: Date): Promise<q.DiverSource> {
-  if (await q.hasRowAtOrBefore(ctx.sql, 'api', new Date(from.getTime() + widthS * 1000))) return 'api'
-  return (await q.hasRowIn(ctx.sql, 'pcstore', from, to)) ? 'pcstore' : 'api'
+async function sourceForWindow(q: Store['playerCounts'], from: Date, widthS: number, to: Date): Promise<DiverSource> {
+  if (await q.hasRowAtOrBefore('api', new Date(from.getTime() + widthS * 1000))) return 'api'
+  return (await q.hasRowIn('pcstore', from, to)) ? 'pcstore' : 'api'
 }
 
-export async function diverHistory(ctx: ReadContext, range: DiverRange) {
-  const { sql } = ctx
-  const to = ctx.now()
-  let source: q.DiverSource | undefined
+/** The diver history of `range` as of `to`, from the stored rows. */
+export async function diverHistory(storage: Store, range: DiverRange, to: Date) {
+  const q = storage.playerCounts
+  let source: DiverSource | undefined
   let windowStart: Date
   if (range === 'all') {
     // The series that started first, over its whole history (ties: api).
-    const [api, pcstore] = await Promise.all([q.firstRowAt(sql, 'api'), q.firstRowAt(sql, 'pcstore')])
+    const [api, pcstore] = await Promise.all([q.firstRowAt('api'), q.firstRowAt('pcstore')])
     source = api && (!pcstore || api <= pcstore) ? 'api' : pcstore ? 'pcstore' : 'api'
     windowStart = (source === 'api' ? api : pcstore) ?? to
   } else windowStart = new Date(to.getTime() - RANGE_SECONDS[range] * 1000)
   const bucketSeconds = bucketSecondsFor(Math.max(0, (to.getTime() - windowStart.getTime()) / 1000))
   const from = timeBucket(bucketSeconds, windowStart)
-  source ??= await sourceForWindow(ctx, from, bucketSeconds, to)
+  source ??= await sourceForWindow(q, from, bucketSeconds, to)
 
   const level = rollupLevelFor(bucketSeconds)
-  const [rows, current] = await Promise.all([q.buckets(sql, source, level, bucketSeconds, from, to), q.latestValue(sql, source)])
-  let stats = { current, peak: null as { value: number; at: string } | null, low: null as { value: number; at: string } | null, avg: null as number | null }
+  const [rows, current] = await Promise.all([q.buckets(source, level, bucketSeconds, from, to), q.latestValue(source)])
+  let stats = { current, peak: null as { value: number; at: Date } | null, low: null as { value: number; at: Date } | null, avg: null as number | null }
   if (rows.length > 0) {
     let max = -Infinity, min = Infinity, sum = 0, n = 0
     for (const r of rows) {
@@ -85,13 +87,13 @@ export async function diverHistory(ctx: ReadContext, range: DiverRange) {
       n += r.n
     }
     const [maxAt, minAt] = await Promise.all([
-      q.firstTimeOf(sql, source, 'max', max, level, from, to),
-      q.firstTimeOf(sql, source, 'min', min, level, from, to),
+      q.firstTimeOf(source, 'max', max, level, from, to),
+      q.firstTimeOf(source, 'min', min, level, from, to),
     ])
     stats = {
       current,
-      peak: maxAt ? { value: max, at: maxAt.toISOString() } : null,
-      low: minAt ? { value: min, at: minAt.toISOString() } : null,
+      peak: maxAt ? { value: max, at: maxAt } : null,
+      low: minAt ? { value: min, at: minAt } : null,
       avg: Math.round(sum / n),
     }
   }
@@ -99,19 +101,19 @@ export async function diverHistory(ctx: ReadContext, range: DiverRange) {
     range,
     source,
     bucketSeconds,
-    from: from.toISOString(),
-    to: to.toISOString(),
-    points: rows.map((r) => ({ t: r.t.toISOString(), v: r.v })),
+    from,
+    to,
+    points: rows.map((r) => ({ t: r.t, v: r.v })),
     stats,
   }
 }
 
-export const diverRoutes = (ctx: ReadContext) =>
+export const diverRoutes = (context: ReadContext) =>
   new Elysia({ name: 'routes/divers', detail: { tags: ['live'] } })
-    .onAfterHandle(({ set }) => {
-      set.headers['cache-control'] = NO_STORE
-    })
-    .get('/divers/history', ({ query }) => diverHistory(ctx, query.range ?? '24h'), {
+    .use(context)
+    .use(httpPolicy)
+    .get('/divers/history', ({ query, storage, now }) => diverHistory(storage, query.range ?? '24h', now()), {
+      noStore: true,
       query: t.Object({
         range: t.Optional(
           RangeSchema({

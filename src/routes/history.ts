@@ -6,12 +6,16 @@
  */
 import { Elysia, t } from 'elysia'
 import { dateString, timeRange } from '../http/dates.ts'
-import { NO_STORE } from '../http/cache.ts'
+import { errorResponses } from '../http/errors.ts'
 import { Paged, pageOf, paged, pagingQuery, type PageLimits } from '../http/paging.ts'
 import { badRequest, integerString, parseInteger, planetIndexOf, PlanetIdQuery, UINT32_MAX, warIdOf, WarIdQuery } from '../http/params.ts'
+import { httpPolicy } from '../http/policy.ts'
+import { DispatchRow } from '../storage/dispatches.ts'
+import { MajorOrderRow, ProgressRow } from '../storage/major-orders.ts'
+import { PlanetStatusRow } from '../storage/planet-status.ts'
+import { PlayerCountRow } from '../storage/player-counts.ts'
+import { WarSummaryRow } from '../storage/war-summary.ts'
 import type { ReadContext } from './context.ts'
-import * as q from './history.sql.ts'
-import { errorResponses, IsoDate } from './schemas.ts'
 
 export const LIMITS = {
   playerCount: { defaultLimit: 50, maxLimit: 500 },
@@ -25,235 +29,146 @@ export const LIMITS = {
 const HOUR_MS = 3_600_000
 const Q_MAX = 200
 
-const Int = (description: string) => t.Integer({ description })
-const NullableInt = (description: string) => t.Union([t.Integer(), t.Null()], { description })
-const NullableString = (description: string) => t.Union([t.String(), t.Null()], { description })
-
-const PlayerCountRow = t.Object(
-  {
-    timestamp: IsoDate('Capture time'),
-    gameName: t.Union([t.Literal('Game'), t.Literal('Game 2')], { description: 'Which game' }),
-    pcstorePlayerCount: NullableInt('pcstore players (pcstore-collector rows; null on upstream rows)'),
-    consolePlayerCount: NullableInt('console players (pcstore-collector rows; always 0 there)'),
-    totalPlayerCount: NullableInt('pcstore + console (pcstore-collector rows)'),
-    apiTotalPlayerCount: NullableInt('cross-platform total from the upstream war status (upstream-collector rows)'),
-  },
-  { description: 'Player-count history row: pcstore shape (about every 10 min) or upstream shape (about every 15 s)' },
-)
-
-const PlanetStatusRow = t.Object(
-  {
-    warID: Int('War id'),
-    planetIndex: Int('Planet index'),
-    owner: Int('Owning faction id'),
-    health: Int('Planet health'),
-    regenPerSecond: t.Number({ description: 'Health regeneration per second' }),
-    players: Int('Players on the planet'),
-    timestamp: IsoDate('Capture time of the full-status tick'),
-  },
-  { description: 'Historical planet status row' },
-)
-
-const WarSummaryRow = t.Object(
-  {
-    warID: Int('War id'),
-    bugKills: t.Number({ description: 'Cumulative kills of the first enemy faction' }),
-    automatonKills: t.Number({ description: 'Cumulative kills of the second enemy faction' }),
-    illuminateKills: t.Number({ description: 'Cumulative kills of the third enemy faction' }),
-    deaths: t.Number({ description: 'Cumulative deaths' }),
-    missionsWon: t.Number({ description: 'Cumulative missions won' }),
-    missionsLost: t.Number({ description: 'Cumulative missions lost' }),
-    missionTime: t.Number({ description: 'Cumulative mission time' }),
-    bulletsFired: t.Number({ description: 'Cumulative bullets fired' }),
-    bulletsHit: t.Number({ description: 'Cumulative bullets hit' }),
-    timePlayed: t.Number({ description: 'Cumulative time played' }),
-    revives: t.Number({ description: 'Cumulative revives' }),
-    friendlies: t.Number({ description: 'Cumulative friendly kills' }),
-    missionSuccessRate: t.Number({ description: 'Mission success rate (percent)' }),
-    accuracy: t.Number({ description: 'Accuracy (percent)' }),
-    timestamp: IsoDate('Capture time of the full-status tick'),
-  },
-  { description: 'Historical war summary row; cumulative since the war started, one per full-status tick' },
-)
-
-const MajorOrderRow = t.Object(
-  {
-    orderId32: Int('Order id (unsigned 32-bit)'),
-    warID: Int('War id'),
-    title: NullableString('Title'),
-    briefing: NullableString('Briefing text'),
-    description: NullableString('Task description'),
-    firstSeenAt: IsoDate('First sighting'),
-    lastSeenAt: IsoDate('Last sighting'),
-    expiresInLastSeen: Int('Seconds left at the last sighting; with lastSeenAt it tells whether the order is active'),
-    startWarTime: NullableInt('War time the order started, when known'),
-    flags: NullableInt('Upstream flags'),
-    tasks: t.Union([t.Array(t.Any()), t.Null()], { description: 'Raw upstream task list [{type, values, valueTypes}]; null on rows captured before it existed' }),
-    rewards: t.Array(t.Any(), { description: 'Raw upstream reward list [{type, id32, amount}]' }),
-    rewardMedals: Int('Medals rewarded (type=1, amount>=2); 0 otherwise'),
-  },
-  { description: 'Major order row' },
-)
-
-const ProgressRow = t.Object(
-  {
-    orderId32: Int('Order id'),
-    progress: t.Array(t.Number(), { description: 'Raw upstream progress, one slot per task; non-zero = done' }),
-    timestamp: IsoDate('Capture time of the full-status tick'),
-  },
-  { description: 'Major order progress row' },
-)
-
-const DispatchRow = t.Object(
-  {
-    id: Int('Dispatch id'),
-    warID: Int('War id'),
-    publishedAt: IsoDate('Publication time (wall-clock estimate of the war time)'),
-    publishedWarTime: Int('Publication war time (seconds since the war started)'),
-    type: Int('Upstream dispatch type'),
-    message: NullableString('Message text'),
-  },
-  { description: 'Dispatch row' },
-)
-
 const StartDate = (description: string) => t.Optional(dateString('startDate', description, '2026-01-01'))
 const EndDate = (description: string) => t.Optional(dateString('endDate', description, '2026-01-02 12:00:00'))
 
-export const historyRoutes = (ctx: ReadContext) =>
+export const historyRoutes = (context: ReadContext) =>
   new Elysia({ name: 'routes/history', detail: { tags: ['history'] } })
-    .onAfterHandle(({ set }) => {
-      set.headers['cache-control'] = NO_STORE
-    })
-    .get(
-      '/historical-player-count',
-      async ({ query }) => {
-        const page = pageOf(query, LIMITS.playerCount)
-        const range = timeRange(query, { now: ctx.now(), required: true })
-        return paged(await q.playerCountHistory(ctx.sql, { range, gameName: query.gameName }, page), page)
-      },
-      {
-        query: t.Object({
-          // Optional in the schema so that a missing date gets the clear "startDate is required".
-          startDate: StartDate('Required. Start of the window (inclusive).'),
-          endDate: EndDate('Required. End of the window (inclusive; a bare date means the whole day).'),
-          gameName: t.Optional(
-            t.Union([t.Literal('Game'), t.Literal('Game 2')], { description: 'Only rows of this game', error: 'gameName must be "Game" or "Game 2"' }),
-          ),
-          ...pagingQuery(LIMITS.playerCount),
-        }),
-        response: { 200: Paged(PlayerCountRow, 'A page of player-count snapshots, newest first'), ...errorResponses },
-        detail: {
-          summary: 'Player-count history',
-          description: 'Player-count snapshots (both row shapes) between startDate and endDate, newest first; gameName (Game or Game 2) keeps one game. 400 when startDate or endDate is missing.',
-        },
-      },
-    )
-    .get(
-      '/historical-planet-status',
-      async ({ query }) => {
-        const page = pageOf(query, LIMITS.planetStatus)
-        const planetIndex = planetIndexOf(query)
-        if (planetIndex === undefined) throw badRequest('planetId is required')
-        const warId = warIdOf(query) ?? ctx.warId
-        const range = timeRange(query, { now: ctx.now(), defaultSpanMs: 24 * HOUR_MS })
-        return paged(await q.planetStatusHistory(ctx.sql, { warId, planetIndex, range }, page), page)
-      },
-      {
-        query: t.Object({
-          ...PlanetIdQuery,
-          ...WarIdQuery,
-          startDate: StartDate('Start of the window (inclusive). Default: endDate minus 24 hours.'),
-          endDate: EndDate('End of the window (inclusive; a bare date means the whole day). Default: now.'),
-          ...pagingQuery(LIMITS.planetStatus),
-        }),
-        response: { 200: Paged(PlanetStatusRow, 'A page of planet status snapshots, newest first'), ...errorResponses },
-        detail: {
-          summary: 'Planet status history',
-          description: 'Status snapshots of one planet (planetId or planetID, required) of one war, newest first. Without startDate the window is the last 24 hours.',
-        },
-      },
-    )
-    .get(
-      '/historical-war-summary',
-      async ({ query }) => {
-        const page = pageOf(query, LIMITS.warSummary)
-        const warId = warIdOf(query) ?? ctx.warId
-        const range = timeRange(query, { now: ctx.now(), defaultSpanMs: 7 * 24 * HOUR_MS })
-        return paged(await q.warSummaryHistory(ctx.sql, { warId, range }, page), page)
-      },
-      {
-        query: t.Object({
-          ...WarIdQuery,
-          startDate: StartDate('Start of the window (inclusive). Default: endDate minus 7 days.'),
-          endDate: EndDate('End of the window (inclusive; a bare date means the whole day). Default: now.'),
-          ...pagingQuery(LIMITS.warSummary),
-        }),
-        response: { 200: Paged(WarSummaryRow, 'A page of war summary snapshots, newest first'), ...errorResponses },
-        detail: {
-          summary: 'War summary history',
-          description: 'Cumulative galaxy statistics, one row per full-status tick, newest first. Without startDate the window is the last 7 days. Per-tick deltas: subtract consecutive rows.',
-        },
-      },
-    )
-    .get(
-      '/historical-major-orders',
-      async ({ query }) => {
-        const page = pageOf(query, LIMITS.majorOrders)
-        return paged(await q.majorOrders(ctx.sql, { warId: warIdOf(query) }, page), page)
-      },
-      {
-        query: t.Object({
-          warId: t.Optional(integerString('warId', 'Only orders of this war. Default: every war.', '801')),
-          warID: t.Optional(integerString('warID', 'Alias of warId.', '801')),
-          ...pagingQuery(LIMITS.majorOrders),
-        }),
-        response: { 200: Paged(MajorOrderRow, 'A page of major orders, last seen first'), ...errorResponses },
-        detail: { summary: 'Major orders', description: 'One row per major order ever seen, sorted by lastSeenAt descending. Without warId: all wars.' },
-      },
-    )
-    .get(
-      '/historical-major-orders/:orderId/progress',
-      async ({ params, query }) => {
-        const orderId32 = parseInteger(params.orderId, 'orderId', 0, UINT32_MAX)
-        const page = pageOf(query, LIMITS.progress)
-        const range = timeRange(query, { now: ctx.now() })
-        return paged(await q.majorOrderProgress(ctx.sql, { orderId32, range }, page), page)
-      },
-      {
-        params: t.Object({ orderId: integerString('orderId', 'Major order id (orderId32, 0..4294967295).', '1234567890') }),
-        query: t.Object({
-          startDate: StartDate('Start of the window (inclusive). Default: open (whole history).'),
-          endDate: EndDate('End of the window (inclusive; a bare date means the whole day). Default: open.'),
-          ...pagingQuery(LIMITS.progress),
-        }),
-        response: { 200: Paged(ProgressRow, 'A page of progress snapshots, newest first'), ...errorResponses },
-        detail: {
-          summary: 'Major order progress',
-          description: 'Progress snapshots of one major order, newest first. An unknown order gives 200 with no items.',
-        },
-      },
-    )
-    .get(
-      '/historical-dispatches',
-      async ({ query }) => {
-        const page = pageOf(query, LIMITS.dispatches)
-        const warId = warIdOf(query) ?? ctx.warId
-        const since = query.since === undefined ? undefined : parseInteger(query.since, 'since', 0, Number.MAX_SAFE_INTEGER)
-        if (query.q !== undefined && query.q.length > Q_MAX) throw badRequest(`q must be at most ${Q_MAX} characters`)
-        // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the query.
-        if (query.q?.includes('\u0000')) throw badRequest('q must not contain NUL characters')
-        return paged(await q.dispatches(ctx.sql, { warId, since, q: query.q }, page), page)
-      },
-      {
-        query: t.Object({
-          ...WarIdQuery,
-          since: t.Optional(integerString('since', 'Only dispatches published after this war time (seconds since the war started).', '0')),
-          q: t.Optional(
-            t.String({ description: `Case-insensitive substring of the message; %, _ and \\ match literally. At most ${Q_MAX} characters.` }),
-          ),
-          ...pagingQuery(LIMITS.dispatches),
-        }),
-        response: { 200: Paged(DispatchRow, 'A page of dispatches, newest first'), ...errorResponses },
-        detail: { summary: 'Dispatches', description: 'Dispatches (newsfeed) of one war, sorted by publishedAt then id, descending.' },
-      },
+    .use(context)
+    .use(httpPolicy)
+    .guard({ noStore: true }, (app) =>
+      app
+        .get(
+          '/historical-player-count',
+          async ({ query, storage, now }) => {
+            const page = pageOf(query, LIMITS.playerCount)
+            const range = timeRange(query, { now: now(), required: true })
+            return paged(await storage.playerCounts.history({ range, gameName: query.gameName }, page), page)
+          },
+          {
+            query: t.Object({
+              // Optional in the schema so that a missing date gets the clear "startDate is required".
+              startDate: StartDate('Required. Start of the window (inclusive).'),
+              endDate: EndDate('Required. End of the window (inclusive; a bare date means the whole day).'),
+              gameName: t.Optional(
+                t.Union([t.Literal('Game'), t.Literal('Game 2')], { description: 'Only rows of this game', error: 'gameName must be "Game" or "Game 2"' }),
+              ),
+              ...pagingQuery(LIMITS.playerCount),
+            }),
+            response: { 200: Paged(PlayerCountRow, 'A page of player-count snapshots, newest first'), ...errorResponses },
+            detail: {
+              summary: 'Player-count history',
+              description: 'Player-count snapshots (both row shapes) between startDate and endDate, newest first; gameName (Game or Game 2) keeps one game. 400 when startDate or endDate is missing.',
+            },
+          },
+        )
+        .get(
+          '/historical-planet-status',
+          async ({ query, storage, now, warId: defaultWarId }) => {
+            const page = pageOf(query, LIMITS.planetStatus)
+            const planetIndex = planetIndexOf(query)
+            if (planetIndex === undefined) throw badRequest('planetId is required')
+            const warId = warIdOf(query) ?? defaultWarId
+            const range = timeRange(query, { now: now(), defaultSpanMs: 24 * HOUR_MS })
+            return paged(await storage.planetStatus.history({ warId, planetIndex, range }, page), page)
+          },
+          {
+            query: t.Object({
+              ...PlanetIdQuery,
+              ...WarIdQuery,
+              startDate: StartDate('Start of the window (inclusive). Default: endDate minus 24 hours.'),
+              endDate: EndDate('End of the window (inclusive; a bare date means the whole day). Default: now.'),
+              ...pagingQuery(LIMITS.planetStatus),
+            }),
+            response: { 200: Paged(PlanetStatusRow, 'A page of planet status snapshots, newest first'), ...errorResponses },
+            detail: {
+              summary: 'Planet status history',
+              description: 'Status snapshots of one planet (planetId or planetID, required) of one war, newest first. Without startDate the window is the last 24 hours.',
+            },
+          },
+        )
+        .get(
+          '/historical-war-summary',
+          async ({ query, storage, now, warId: defaultWarId }) => {
+            const page = pageOf(query, LIMITS.warSummary)
+            const warId = warIdOf(query) ?? defaultWarId
+            const range = timeRange(query, { now: now(), defaultSpanMs: 7 * 24 * HOUR_MS })
+            return paged(await storage.warSummary.history({ warId, range }, page), page)
+          },
+          {
+            query: t.Object({
+              ...WarIdQuery,
+              startDate: StartDate('Start of the window (inclusive). Default: endDate minus 7 days.'),
+              endDate: EndDate('End of the window (inclusive; a bare date means the whole day). Default: now.'),
+              ...pagingQuery(LIMITS.warSummary),
+            }),
+            response: { 200: Paged(WarSummaryRow, 'A page of war summary snapshots, newest first'), ...errorResponses },
+            detail: {
+              summary: 'War summary history',
+              description: 'Cumulative galaxy statistics, one row per full-status tick, newest first. Without startDate the window is the last 7 days. Per-tick deltas: subtract consecutive rows.',
+            },
+          },
+        )
+        .get(
+          '/historical-major-orders',
+          async ({ query, storage }) => {
+            const page = pageOf(query, LIMITS.majorOrders)
+            return paged(await storage.majorOrders.orders({ warId: warIdOf(query) }, page), page)
+          },
+          {
+            query: t.Object({
+              warId: t.Optional(integerString('warId', 'Only orders of this war. Default: every war.', '801')),
+              warID: t.Optional(integerString('warID', 'Alias of warId.', '801')),
+              ...pagingQuery(LIMITS.majorOrders),
+            }),
+            response: { 200: Paged(MajorOrderRow, 'A page of major orders, last seen first'), ...errorResponses },
+            detail: { summary: 'Major orders', description: 'One row per major order ever seen, sorted by lastSeenAt descending. Without warId: all wars.' },
+          },
+        )
+        .get(
+          '/historical-major-orders/:orderId/progress',
+          async ({ params, query, storage, now }) => {
+            const orderId32 = parseInteger(params.orderId, 'orderId', 0, UINT32_MAX)
+            const page = pageOf(query, LIMITS.progress)
+            const range = timeRange(query, { now: now() })
+            return paged(await storage.majorOrders.progress({ orderId32, range }, page), page)
+          },
+          {
+            params: t.Object({ orderId: integerString('orderId', 'Major order id (orderId32, 0..4294967295).', '1234567890') }),
+            query: t.Object({
+              startDate: StartDate('Start of the window (inclusive). Default: open (whole history).'),
+              endDate: EndDate('End of the window (inclusive; a bare date means the whole day). Default: open.'),
+              ...pagingQuery(LIMITS.progress),
+            }),
+            response: { 200: Paged(ProgressRow, 'A page of progress snapshots, newest first'), ...errorResponses },
+            detail: {
+              summary: 'Major order progress',
+              description: 'Progress snapshots of one major order, newest first. An unknown order gives 200 with no items.',
+            },
+          },
+        )
+        .get(
+          '/historical-dispatches',
+          async ({ query, storage, warId: defaultWarId }) => {
+            const page = pageOf(query, LIMITS.dispatches)
+            const warId = warIdOf(query) ?? defaultWarId
+            const since = query.since === undefined ? undefined : parseInteger(query.since, 'since', 0, Number.MAX_SAFE_INTEGER)
+            if (query.q !== undefined && query.q.length > Q_MAX) throw badRequest(`q must be at most ${Q_MAX} characters`)
+            // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the query.
+            if (query.q?.includes('\u0000')) throw badRequest('q must not contain NUL characters')
+            return paged(await storage.dispatches.page({ warId, since, q: query.q }, page), page)
+          },
+          {
+            query: t.Object({
+              ...WarIdQuery,
+              since: t.Optional(integerString('since', 'Only dispatches published after this war time (seconds since the war started).', '0')),
+              q: t.Optional(
+                t.String({ description: `Case-insensitive substring of the message; %, _ and \\ match literally. At most ${Q_MAX} characters.` }),
+              ),
+              ...pagingQuery(LIMITS.dispatches),
+            }),
+            response: { 200: Paged(DispatchRow, 'A page of dispatches, newest first'), ...errorResponses },
+            detail: { summary: 'Dispatches', description: 'Dispatches (newsfeed) of one war, sorted by publishedAt then id, descending.' },
+          },
+        ),
     )

@@ -1,14 +1,17 @@
 /** /planet/:planetId/history: the liberation curve of one planet over the last hours. */
 import { Elysia, status, t } from 'elysia'
-import { NO_STORE } from '../http/cache.ts'
+import { errorResponses } from '../http/errors.ts'
 import { integerString, parseInteger, parsePlanetIndex, warIdOf, WarIdQuery } from '../http/params.ts'
+import { httpPolicy } from '../http/policy.ts'
+import type { Store } from '../storage/index.ts'
+import { Timestamp } from '../storage/model.ts'
+import type { PlanetPoint } from '../storage/planet-status.ts'
 import type { ReadContext } from './context.ts'
-import { planetHistory } from './planet-history.sql.ts'
-import { errorResponses, IsoDate } from './schemas.ts'
 
 export const HOURS = { default: 24, max: 720, rawUpTo: 48 } as const
 /** Owner id of the human faction: their planets' health counts up, others' counts down. */
 const HUMANS = 1
+const HOUR_MS = 3_600_000
 
 /** Liberation percentage, rounded to 4 decimals. */
 export function libPct(owner: number, health: number, maxHealth: number): number {
@@ -21,11 +24,11 @@ const PlanetHistory = t.Object({
   warId: t.Integer({ description: 'War id' }),
   planetIndex: t.Integer({ description: 'Planet index' }),
   maxHealth: t.Integer({ description: 'Maximum health (planet lookup table)' }),
-  from: IsoDate('Start of the window (hour-aligned when points are hourly)'),
-  to: IsoDate('End of the window (now)'),
+  from: Timestamp('Start of the window (hour-aligned when points are hourly)'),
+  to: Timestamp('End of the window (now)'),
   points: t.Array(
     t.Object({
-      t: IsoDate('Tick time (raw) or bucket start (hourly)'),
+      t: Timestamp('Tick time (raw) or bucket start (hourly)'),
       libPct: t.Number({ description: 'Liberation percentage, 4 decimals' }),
       players: t.Integer({ description: 'Players (hourly: average over the hour, rounded)' }),
       owner: t.Integer({ description: 'Owning faction id (hourly: at the end of the hour)' }),
@@ -36,38 +39,49 @@ const PlanetHistory = t.Object({
   ),
 })
 
-export const planetHistoryRoutes = (ctx: ReadContext) =>
+/**
+ * The planet's points over the `hours` before `to`: raw ticks up to HOURS.rawUpTo, hourly
+ * rollup buckets beyond (then `from` is hour-aligned). Null when the planet is not known
+ * for that war.
+ */
+export async function planetHistory(storage: Store, f: { warId: number; planetIndex: number; hours: number; to: Date }) {
+  const maxHealth = await storage.war.planetMaxHealth(f.warId, f.planetIndex)
+  if (maxHealth === null) return null
+  let from = new Date(f.to.getTime() - f.hours * HOUR_MS)
+  let points: PlanetPoint[]
+  if (f.hours <= HOURS.rawUpTo) points = await storage.planetStatus.ticks(f.warId, f.planetIndex, from, f.to)
+  else {
+    // time_bucket's origin (2000-01-03 00:00 UTC) is hour-aligned: flooring to the hour matches the rollup.
+    from = new Date(Math.floor(from.getTime() / HOUR_MS) * HOUR_MS)
+    points = await storage.planetStatus.hourly(f.warId, f.planetIndex, from, f.to)
+  }
+  return {
+    warId: f.warId,
+    planetIndex: f.planetIndex,
+    maxHealth,
+    from,
+    to: f.to,
+    points: points.map((p) => ({ t: p.t, libPct: libPct(p.owner, p.health, maxHealth), players: p.players, owner: p.owner, health: p.health, regenPerSecond: p.regenPerSecond })),
+  }
+}
+
+export const planetHistoryRoutes = (context: ReadContext) =>
   new Elysia({ name: 'routes/planet-history', detail: { tags: ['history'] } })
-    .onAfterHandle(({ set }) => {
-      set.headers['cache-control'] = NO_STORE
-    })
+    .use(context)
+    .use(httpPolicy)
     .get(
       '/planet/:planetId/history',
-      async ({ params, query }) => {
+      async ({ params, query, storage, now, warId: defaultWarId }) => {
         const planetIndex = parsePlanetIndex(params.planetId)
-        const warId = warIdOf(query) ?? ctx.warId
+        const warId = warIdOf(query) ?? defaultWarId
         // Above the maximum is clamped, as `limit` is on the paged routes.
         const hours = query.hours === undefined ? HOURS.default : Math.min(parseInteger(query.hours, 'hours', 1, Number.MAX_SAFE_INTEGER), HOURS.max)
-        const found = await planetHistory(ctx.sql, { warId, planetIndex, hours, rawUpToHours: HOURS.rawUpTo, now: ctx.now() })
+        const found = await planetHistory(storage, { warId, planetIndex, hours, to: now() })
         if (!found) throw status(404, { error: `planet ${planetIndex} not found in war ${warId}` })
-        const { maxHealth, from, to, rows } = found
-        return {
-          warId,
-          planetIndex,
-          maxHealth,
-          from: from.toISOString(),
-          to: to.toISOString(),
-          points: rows.map((r) => ({
-            t: r.t.toISOString(),
-            libPct: libPct(r.owner, r.health, maxHealth),
-            players: r.players,
-            owner: r.owner,
-            health: r.health,
-            regenPerSecond: r.regen_per_second,
-          })),
-        }
+        return found
       },
       {
+        noStore: true,
         params: t.Object({ planetId: integerString('planetId', 'Planet index (integer ≥ 0).', '0') }),
         query: t.Object({
           ...WarIdQuery,

@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia'
-import type { ThrottleSnapshot } from '../upstream/client.ts'
+import type { ThrottleSnapshot } from '../feeds/upstream.ts'
+import { httpPolicy } from '../http/policy.ts'
 
 const EndpointStatsSchema = t.Object({
   endpoint: t.Union([
@@ -32,18 +33,14 @@ export const ThrottleSnapshotSchema = t.Object({
 
 /** Diagnostic view of the upstream client's cache and backoff (spec "Health snapshot"). */
 export function throttleRoutes(client: { snapshot(): ThrottleSnapshot }) {
-  return new Elysia({ name: 'routes/throttle' }).get(
-    '/health/throttle',
-    ({ set }) => {
-      set.headers['cache-control'] = 'no-store'
-      return client.snapshot()
-    },
-    {
+  return new Elysia({ name: 'routes/throttle' })
+    .use(httpPolicy)
+    .get('/health/throttle', () => client.snapshot(), {
+      noStore: true,
       response: ThrottleSnapshotSchema,
       detail: {
         summary: 'Upstream client cache TTLs, backoff and hit counters per endpoint',
         tags: ['health'],
       },
-    },
-  )
+    })
 }

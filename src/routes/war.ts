@@ -3,55 +3,22 @@
  * and by clients for 30 s (spec: revalidated every 30 s).
  */
 import { Elysia, status, t } from 'elysia'
-import { CACHE_POLICIES } from '../http/cache.ts'
+import { errorResponses } from '../http/errors.ts'
 import { integerString, parseWarId, planetIndexOf, PlanetIdQuery } from '../http/params.ts'
+import { CACHE_POLICIES } from '../http/response-cache.ts'
+import { WarState } from '../storage/war.ts'
 import type { ReadContext } from './context.ts'
-import { errorResponses, IsoDate } from './schemas.ts'
-import { warState } from './war.sql.ts'
-
-const NullableIso = (description: string) => t.Union([t.String({ format: 'date-time' }), t.Null()], { description })
-
-export const WarState = t.Object(
-  {
-    war: t.Object(
-      {
-        warID: t.Integer({ description: 'War id' }),
-        startDate: NullableIso('Start of the war'),
-        endDate: NullableIso('Planned end of the war'),
-        minimumClientVersion: t.Union([t.String(), t.Null()], { description: 'Minimum game client version' }),
-        firstSeenAt: IsoDate('When the service first stored this war'),
-        updatedAt: IsoDate('Last update of the war record'),
-      },
-      { description: 'War record' },
-    ),
-    planets: t.Array(
-      t.Object({
-        indexID: t.Integer({ description: 'Planet index' }),
-        warID: t.Integer({ description: 'War id' }),
-        owner: t.Integer({ description: 'Owning faction id' }),
-        health: t.Integer({ description: 'Current health' }),
-        maxHealth: t.Integer({ description: 'Maximum health (planet lookup table)' }),
-        regenPerSecond: t.Number({ description: 'Health regeneration per second' }),
-        players: t.Integer({ description: 'Players on the planet' }),
-        planetName: t.String({ description: 'Name (planet lookup table)' }),
-        sectorName: t.Union([t.String(), t.Null()], { description: 'Sector name (planet lookup table)' }),
-        updatedAt: IsoDate('Last refresh of this row by the war-info collector'),
-      }),
-      { description: 'Planet war info rows, ordered by indexID' },
-    ),
-  },
-  { description: 'War state' },
-)
 
 const NotFound = t.Object({ error: t.String() }, { description: 'No such war' })
 
-export const warRoutes = (ctx: ReadContext) =>
+export const warRoutes = (context: ReadContext) =>
   new Elysia({ name: 'routes/war', detail: { tags: ['war'] } })
+    .use(context)
     .get(
       '/war',
-      ({ request }) =>
-        ctx.cache.respond(request, 'war', CACHE_POLICIES.war, async () => {
-          const state = await warState(ctx.sql, {})
+      ({ request, cache, storage }) =>
+        cache.respond(request, 'war', CACHE_POLICIES.war, async () => {
+          const state = await storage.war.warState({})
           if (!state) throw status(404, { error: 'no war records yet' })
           return state
         }),
@@ -65,11 +32,11 @@ export const warRoutes = (ctx: ReadContext) =>
     )
     .get(
       '/war/:warId',
-      ({ request, params, query }) => {
+      ({ request, params, query, cache, storage }) => {
         const warId = parseWarId(params.warId)
         const planetIndex = planetIndexOf(query)
-        return ctx.cache.respond(request, `war/${warId}/${planetIndex ?? '*'}`, CACHE_POLICIES.war, async () => {
-          const state = await warState(ctx.sql, { warId, planetIndex })
+        return cache.respond(request, `war/${warId}/${planetIndex ?? '*'}`, CACHE_POLICIES.war, async () => {
+          const state = await storage.war.warState({ warId, planetIndex })
           if (!state) throw status(404, { error: 'war not found' })
           return state
         })

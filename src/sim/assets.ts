@@ -18,13 +18,13 @@ import {
   parseWarInfo,
   parseWarStatus,
   parseWarSummary,
-} from '../upstream/schemas.ts'
+} from '../feeds/upstream.ts'
 
-export const STATUS_SAMPLE = parseWarStatus(statusSample)
-export const WAR_INFO_SAMPLE = parseWarInfo(warInfoSample)
-export const SUMMARY_SAMPLE = parseWarSummary(summarySample)
-export const ASSIGNMENT_SAMPLE = parseAssignments(assignmentSample)
-export const NEWS_SAMPLE = parseNewsFeed(newsSample)
+export const STATUS_SAMPLE = parseWarStatus(statusSample).data
+export const WAR_INFO_SAMPLE = parseWarInfo(warInfoSample).data
+export const SUMMARY_SAMPLE = parseWarSummary(summarySample).data
+export const ASSIGNMENT_SAMPLE = parseAssignments(assignmentSample).data
+export const NEWS_SAMPLE = parseNewsFeed(newsSample).data
 
 export interface PlanetName {
   name: string

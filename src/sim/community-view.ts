@@ -1,5 +1,5 @@
 /** The community API's /api/v1/planets view of a simulated war (mapping per upstream-feeds.md §2.1). */
-import type { GalaxyStats } from '../upstream/schemas.ts'
+import type { GalaxyStats } from '../feeds/upstream.ts'
 import { WAR_INFO_SAMPLE, factionName, planetName } from './assets.ts'
 import type { War } from './war.ts'
 

@@ -127,15 +127,14 @@ const MAINTENANCE_PAGE = `<!DOCTYPE html>
 <html><head><title>Maintenance</title></head>
 <body><h1>We'll be back soon</h1><p>The service is undergoing scheduled maintenance.</p></body></html>`
 
-/** Breaks the first field of a payload (or of its first element) so that its schema rejects it. */
+/** Breaks every field of a payload (or of its first element) so that its schema rejects it. */
 export function corruptPayload(payload: unknown): unknown {
   if (Array.isArray(payload)) return [corruptPayload(payload[0] ?? {}), ...payload.slice(1)]
   if (payload && typeof payload === 'object') {
-    const copy: Record<string, unknown> = { ...payload }
-    const [firstKey] = Object.keys(copy)
-    if (firstKey === undefined) return { id: 'corrupted' }
-    copy[firstKey] = 'corrupted'
-    return copy
+    // Every field, so one the client reads is among them (clients ignore the others).
+    const keys = Object.keys(payload)
+    if (keys.length === 0) return { id: 'corrupted' }
+    return Object.fromEntries(keys.map((k) => [k, 'corrupted']))
   }
   return { corrupted: true }
 }

@@ -18,7 +18,7 @@ import type {
   WarInfo,
   WarStatus,
   WarSummary,
-} from '../upstream/schemas.ts'
+} from '../feeds/upstream.ts'
 import { ASSIGNMENT_SAMPLE, NEWS_SAMPLE, STATUS_SAMPLE, SUMMARY_SAMPLE, WAR_INFO_SAMPLE, planetName } from './assets.ts'
 import { gauss, hash32, pick, rand, smoothNoise } from './random.ts'
 import * as text from './texts.ts'
@@ -177,17 +177,17 @@ export class War {
 
     if (fromSamples) {
       this.planets = STATUS_SAMPLE.planetStatus.map((p) => ({ ...p, players: 0 }))
-      this.campaigns = STATUS_SAMPLE.campaigns.map((c) => ({ ...c }))
+      this.campaigns = (STATUS_SAMPLE.campaigns ?? []).map((c) => ({ ...c }))
       // Shift the sample's defense so it is still running when the simulation starts.
-      this.events = STATUS_SAMPLE.planetEvents.map((e) => ({
+      this.events = (STATUS_SAMPLE.planetEvents ?? []).map((e) => ({
         ...e, jointOperationIds: [...e.jointOperationIds],
         startTime: this.startWarTime - 20_000, expireTime: this.startWarTime - 20_000 + DAY_S,
       }))
-      this.jointOps = STATUS_SAMPLE.jointOperations.map((j) => ({ ...j }))
-      this.attacks = STATUS_SAMPLE.planetAttacks.map((a) => ({ ...a }))
-      this.globalEvents = STATUS_SAMPLE.globalEvents.map((g) => ({ ...g }))
+      this.jointOps = (STATUS_SAMPLE.jointOperations ?? []).map((j) => ({ ...j }))
+      this.attacks = (STATUS_SAMPLE.planetAttacks ?? []).map((a) => ({ ...a }))
+      this.globalEvents = (STATUS_SAMPLE.globalEvents ?? []).map((g) => ({ ...g }))
       this.news = NEWS_SAMPLE.map((n) => ({ ...n }))
-      for (const row of SUMMARY_SAMPLE.planets_stats) this.counters.set(row.planetIndex, countersFrom(row))
+      for (const row of SUMMARY_SAMPLE.planets_stats ?? []) this.counters.set(row.planetIndex, countersFrom(row))
       this.galaxy = countersFrom(SUMMARY_SAMPLE.galaxy_stats)
       const mo = ASSIGNMENT_SAMPLE[0]
       this.order = mo
@@ -530,7 +530,7 @@ export class War {
     return { ...structuredClone(WAR_INFO_SAMPLE), warId: this.warId, startDate: this.startDate }
   }
 
-  summary(): WarSummary {
+  summary(): Required<WarSummary> {
     const rows = this.planets.map((p) => ({ planetIndex: p.index, ...renderCounters(this.counters.get(p.index) ?? zeroCounters(), 0) }))
     return {
       // Galaxy revives are stuck at 2 upstream.

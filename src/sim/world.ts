@@ -5,7 +5,7 @@
  */
 import { playersTotalAt, STEP_S, War, WAR_TIME_RATE } from './war.ts'
 import { smoothNoise } from './random.ts'
-import { PCSTORE_APP_IDS } from '../upstream/pcstore.ts'
+import { PCSTORE_APP_IDS } from '../feeds/pcstore.ts'
 
 export interface WorldOptions {
   seed: number
@@ -148,9 +148,9 @@ export class World {
       playersTotal: planets.reduce((sum, p) => sum + p.players, 0),
       planetsWithPlayers: planets.filter((p) => p.players > 0).length,
       busiestPlanet: { index: busiest.index, name: war.name(busiest.index), players: busiest.players },
-      impactMultiplier: status.impactMultiplier,
-      campaigns: status.campaigns.length,
-      planetEvents: status.planetEvents.length,
+      impactMultiplier: status.impactMultiplier ?? 1,
+      campaigns: status.campaigns?.length ?? 0,
+      planetEvents: status.planetEvents?.length ?? 0,
       lastDispatchId: news[0]?.id ?? null,
       assignment: war.orderView(),
       galaxy: war.summary().galaxy_stats,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { migrationsFor } from '../../src/db/migrate.ts'
-import { PLAYER_COUNT_ROLLUPS } from '../../src/db/rollups.ts'
+import { PLAYER_COUNT_ROLLUPS } from '../../src/storage/rollups.ts'
 
 /**
  * TimescaleDB Community cannot be installed on this machine, so its DDL (continuous

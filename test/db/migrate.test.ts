@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { connect } from '../../src/db/connect.ts'
 import { migrate, migrationsFor, pendingMigrations } from '../../src/db/migrate.ts'
-import { timeBucket } from '../../src/db/rollups.ts'
+import { timeBucket } from '../../src/storage/rollups.ts'
 import { createScratchDatabase, describeTimescale } from '../support/db.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
 import type { TestDatabase } from '../support/db.ts'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { invalidateRollups, PLAYER_COUNT_ROLLUPS, refreshRollups } from '../../src/db/rollups.ts'
+import { invalidateRollups, PLAYER_COUNT_ROLLUPS, refreshRollups } from '../../src/storage/rollups.ts'
 import type { TestDatabase } from '../support/db.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
 

@@ -2,14 +2,16 @@ import { describe, expect, test } from 'bun:test'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 import type { Sql } from '../../src/db/connect.ts'
+import { DatabaseGate } from '../../src/db/gate.ts'
 import { MAX_URL_LENGTH } from '../../src/http/security.ts'
 import { silentLogger } from '../../src/log.ts'
-import { createFeeds } from '../../src/upstream/feeds.ts'
+import { createFeeds } from '../../src/feeds/index.ts'
 
 // These requests never reach the database: a pool that would throw if used proves it.
 const noDatabase = new Proxy({}, { get: () => { throw new Error('database used') } }) as unknown as Sql
 const config = loadConfig({ UPSTREAM_URL: 'http://127.0.0.1:9/api' })
-const app = buildApp({ config, sql: noDatabase, db: { edition: 'postgres', timescaledbVersion: null, serverVersion: '', embedded: true }, log: silentLogger, feeds: createFeeds(config) })
+const db = { sql: noDatabase, gate: new DatabaseGate(null, silentLogger), info: { edition: 'postgres' as const, timescaledbVersion: null, serverVersion: '', embedded: true } }
+const app = buildApp({ config, db, log: silentLogger, feeds: createFeeds(config) })
 const req = (method: string, path: string, headers: Record<string, string> = {}) => app.handle(new Request(`http://localhost${path}`, { method, headers }))
 
 describe('security headers and CORS', () => {

@@ -6,14 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { buildApp } from '../../src/app.ts'
-import { scheduledRun, WriteBacklog } from '../../src/collectors/backlog.ts'
-import { CurrentWar } from '../../src/collectors/current-war.ts'
-import { collectors, COLLECTOR_NAMES, type CollectorDeps, type CollectorName, type CollectorSummary } from '../../src/collectors/index.ts'
+import { COLLECTORS, COLLECTOR_NAMES, type CollectorName } from '../../src/collect/index.ts'
+import type { CollectorRunner, CollectorSummary } from '../../src/collect/runner.ts'
+import { CurrentWar } from '../../src/war/current-war.ts'
 import { loadConfig } from '../../src/config.ts'
 import { silentLogger } from '../../src/log.ts'
 import type { FaultSpec, SimFeed } from '../../src/sim/faults.ts'
-import { isUpstreamUnavailable, type UnavailableReason } from '../../src/upstream/errors.ts'
-import type { EndpointStats } from '../../src/upstream/throttle.ts'
+import { isFeedUnavailable, type UnavailableReason } from '../../src/feeds/errors.ts'
+import type { EndpointStats } from '../../src/feeds/throttle.ts'
+import { collect, testRunner } from '../support/collect.ts'
 import { describeTimescale, openTimescaleTestDatabase, type TestDatabase } from '../support/db.ts'
 import { simulatedFeeds } from '../support/sim.ts'
 
@@ -153,18 +154,18 @@ describeTimescale('feed faults × collectors', () => {
     describe(collector, () => {
       let db: TestDatabase
       let s: Sim
-      let deps: CollectorDeps
+      let runner: CollectorRunner
       let war: CurrentWar
       // Stamped with the simulated clock, so pcstore due-ness follows the simulated time.
-      const run = (): Promise<CollectorSummary> => collectors[collector](deps, { warId: war.id, now: s.now() })
+      const run = (): Promise<CollectorSummary> => collect(runner, collector, { warId: war.id, now: s.now() })
 
       beforeAll(async () => {
         db = await openTimescaleTestDatabase(`faults-${collector}`)
         s = simulatedFeeds(11, CLIENT_TIMEOUT_MS)
         war = new CurrentWar(config.warId, s.feeds.upstream, silentLogger)
-        deps = { sql: db.sql, feeds: s.feeds, log: silentLogger, config, currentWar: war }
+        runner = testRunner(db, s.feeds, { config, currentWar: war })
         // The war-info rows the other collectors' tables hang on, then a first tick.
-        await collectors['war-info'](deps)
+        await collect(runner, 'war-info')
         s.later(600)
         expect((await run()).outcome).toBe('written')
       }, 60_000)
@@ -198,12 +199,12 @@ describeTimescale('feed faults × collectors', () => {
             const after = await rowCounts(db)
             switch (expected.kind) {
               case 'fails':
-                expect(isUpstreamUnavailable(outcome.error) ? outcome.error.reason : String(outcome.error)).toBe(expected.reason)
+                expect(isFeedUnavailable(outcome.error) ? outcome.error.reason : String(outcome.error)).toBe(expected.reason)
                 expect(after).toEqual(before)
                 break
               case 'nothing new':
                 expect(outcome.error).toBeUndefined()
-                expect(Object.entries(outcome.summary!.written).filter(([k, n]) => k !== 'pcstoreRows' && n > 0)).toEqual([])
+                expect(Object.entries(outcome.summary!.written).filter(([k, n]) => k !== 'pcstoreRows' && (n as number) > 0)).toEqual([])
                 expect(withoutPcstore(after)).toEqual(withoutPcstore(before))
                 break
               case 'pcstore skipped':
@@ -245,17 +246,18 @@ describeTimescale('feed faults × collectors', () => {
 describeTimescale('a new war appearing upstream, through the schedule path', () => {
   let db: TestDatabase
   let s: Sim
-  let deps: CollectorDeps & { backlog: WriteBacklog }
+  let runner: CollectorRunner
   const config = loadConfig({ WAR_ID: '801' })
   const get = async (path: string) => {
-    const res = await buildApp({ config, sql: db.sql, db: db.info, log: silentLogger, feeds: s.feeds }).handle(new Request(`http://localhost/api/v1${path}`))
+    const res = await buildApp({ config, db, log: silentLogger, feeds: s.feeds }).handle(new Request(`http://localhost/api/v1${path}`))
     return { status: res.status, body: (await res.json()) as Record<string, any> }
   }
 
   beforeAll(async () => {
     db = await openTimescaleTestDatabase('new-war')
     s = simulatedFeeds(12, CLIENT_TIMEOUT_MS)
-    deps = { sql: db.sql, feeds: s.feeds, log: silentLogger, config, backlog: new WriteBacklog(240, silentLogger) }
+    // The schedule's runner: no war check of its own, it is handed the war just checked.
+    runner = testRunner(db, s.feeds, { config })
   }, 60_000)
   afterAll(async () => {
     await s?.stop()
@@ -266,7 +268,11 @@ describeTimescale('a new war appearing upstream, through the schedule path', () 
     const war = new CurrentWar(config.warId, s.feeds.upstream, silentLogger)
     const tick = async () => {
       await war.refresh()
-      for (const name of COLLECTOR_NAMES) await scheduledRun(collectors[name], name, deps, { warId: war.id })
+      // What a scheduled firing does: fetch the tick for the war just checked, then write it.
+      for (const name of COLLECTOR_NAMES) {
+        const { tick } = await runner.capture(COLLECTORS[name], { warId: war.id })
+        await runner.write(COLLECTORS[name], tick)
+      }
     }
     await tick()
     expect((await get('/war')).body.war).toMatchObject({ warID: 801 })
@@ -291,7 +297,7 @@ describeTimescale('a new war appearing upstream, through the schedule path', () 
     expect(previous.body.war).toMatchObject({ warID: 801 })
 
     // The community feed now describes war 805: rows for 801 (WAR_ID, the POST default) are refused.
-    const app = buildApp({ config, sql: db.sql, db: db.info, log: silentLogger, feeds: s.feeds })
+    const app = buildApp({ config, db, log: silentLogger, feeds: s.feeds })
     const refused = await app.handle(new Request('http://localhost/api/v1/collect/planet-stats', { method: 'POST' }))
     expect({ status: refused.status, body: await refused.json() }).toEqual({
       status: 409, body: { error: 'the community feed describes the current war (805), not war 801' },

@@ -45,7 +45,7 @@ const log = createLogger('info', (line) => {
 beforeAll(async () => {
   db = await openEmbeddedTestDatabase()
   sim = await simulatedFeeds(11, 2000)
-  app = buildApp({ config: { ...loadConfig({}), warId: 801, collectorSecret: SECRET }, sql: db.sql, db: db.info, log, feeds: sim.feeds })
+  app = buildApp({ config: { ...loadConfig({}), warId: 801, collectorSecret: SECRET }, db, log, feeds: sim.feeds })
 }, 60_000)
 afterAll(async () => {
   await sim?.stop()

@@ -61,7 +61,7 @@ beforeAll(async () => {
   now = new Date()
   await seedAll(db.sql, db.info.edition, now)
   sim = await simulatedFeeds(3, 2000)
-  app = buildApp({ config: { ...loadConfig({}), warId: 801 }, sql: db.sql, db: db.info, log: silentLogger, feeds: sim.feeds })
+  app = buildApp({ config: { ...loadConfig({}), warId: 801 }, db, log: silentLogger, feeds: sim.feeds })
 }, 120_000)
 afterAll(async () => {
   await sim?.stop()

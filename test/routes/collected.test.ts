@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { buildApp } from '../../src/app.ts'
-import { collectors, type CollectorDeps } from '../../src/collectors/index.ts'
 import { loadConfig } from '../../src/config.ts'
 import { silentLogger } from '../../src/log.ts'
+import { collect, testRunner } from '../support/collect.ts'
 import type { TestDatabase } from '../support/db.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
 import { simulatedFeeds } from '../support/sim.ts'
@@ -16,18 +16,18 @@ describeOnEachDatabase('read routes on collector-written data', (target) => {
   let s: Awaited<ReturnType<typeof simulatedFeeds>>
   const config = { ...loadConfig({}), warId: 801 }
   const get = async (path: string) => {
-    const res = await buildApp({ config, sql: db.sql, db: db.info, log: silentLogger, feeds: s.feeds }).handle(new Request(`http://localhost/api/v1${path}`))
+    const res = await buildApp({ config, db, log: silentLogger, feeds: s.feeds }).handle(new Request(`http://localhost/api/v1${path}`))
     return { status: res.status, body: (await res.json()) as any }
   }
 
   beforeAll(async () => {
     db = await target.open()
     s = await simulatedFeeds(5)
-    const deps: CollectorDeps = { sql: db.sql, feeds: s.feeds, log: silentLogger, config }
-    await collectors['war-info'](deps)
+    const runner = testRunner(db, s.feeds, { config })
+    await collect(runner, 'war-info')
     for (let tick = 0; tick < 3; tick++) {
-      await collectors['player-count'](deps)
-      await collectors['full-status'](deps)
+      await collect(runner, 'player-count')
+      await collect(runner, 'full-status')
       s.later(300)
     }
   }, 60_000)

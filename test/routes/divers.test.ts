@@ -9,7 +9,7 @@ import type { Sql } from '../../src/db/connect.ts'
 import { openEmbeddedTestDatabase } from '../support/db.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
 import { seedPlayerCounts } from '../support/seed.ts'
-import { refreshRollups } from '../../src/db/rollups.ts'
+import { refreshRollups } from '../../src/storage/rollups.ts'
 import { openHarness, type Harness } from './helpers.ts'
 
 const ORIGIN = Date.parse('2000-01-03T00:00:00Z')

@@ -1,12 +1,10 @@
 /** Shared set-up of the read-route tests: a migrated database, the app, and a request helper. */
-import { Elysia } from 'elysia'
 import { buildApp, type AppDeps } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
-import { errorHandling } from '../../src/http/errors.ts'
+import type { ResponseCache } from '../../src/http/response-cache.ts'
 import { silentLogger } from '../../src/log.ts'
-import { readRoutes, type ReadRoutesOptions } from '../../src/routes/index.ts'
 import { startSimulator, type Simulator } from '../../src/sim/server.ts'
-import { createFeeds } from '../../src/upstream/feeds.ts'
+import { createFeeds } from '../../src/feeds/index.ts'
 import { openEmbeddedTestDatabase, type TestDatabase } from '../support/db.ts'
 
 export interface Harness {
@@ -25,8 +23,10 @@ export interface HarnessOptions {
   simulator?: boolean | Simulator
   /** Leave the database open on close() (when several harnesses share one). */
   keepDb?: boolean
-  /** Build the app from readRoutes directly with these options (clock, cache) instead of buildApp. */
-  readOptions?: ReadRoutesOptions
+  /** Clock of the read routes (default: the system clock). */
+  now?: () => Date
+  /** Response cache of /war* and the lookups, to observe hits and loads. */
+  cache?: ResponseCache
 }
 
 export async function openHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -42,11 +42,8 @@ export async function openHarness(opts: HarnessOptions = {}): Promise<Harness> {
     clientContact: 'test@example.invalid',
   })
   const config = { ...loadConfig({}), warId: 801 }
-  const deps: AppDeps = { config, sql: db.sql, db: db.info, log: silentLogger, feeds }
-  // With read options, the same mounting as buildApp: the error plugin at the root, routes under /api/v1.
-  const app = opts.readOptions
-    ? new Elysia().use(errorHandling(silentLogger)).use(new Elysia({ prefix: '/api/v1' }).use(readRoutes(deps, opts.readOptions)))
-    : buildApp(deps)
+  const deps: AppDeps = { config, db, log: silentLogger, feeds, now: opts.now, cache: opts.cache }
+  const app = buildApp(deps)
   return {
     db,
     deps,

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach, expect, test } from 'bun:test'
 import { startSimulator, type Simulator } from '../../src/sim/server.ts'
-import { PCSTORE_APP_IDS } from '../../src/upstream/pcstore.ts'
+import { PCSTORE_APP_IDS } from '../../src/feeds/pcstore.ts'
 import { openEmbeddedTestDatabase, type TestDatabase } from '../support/db.ts'
 import { errorOf, openHarness } from './helpers.ts'
 

@@ -3,7 +3,7 @@
  * raw ticks up to 48 hours, hourly rollup buckets beyond, libPct, clamping and 404.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { refreshRollups } from '../../src/db/rollups.ts'
+import { refreshRollups } from '../../src/storage/rollups.ts'
 import { libPct } from '../../src/routes/planet-history.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
 import { seedPlanetStatus, seedWarsAndLookups } from '../support/seed.ts'

@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { connect } from '../../src/db/connect.ts'
+import { DatabaseGate } from '../../src/db/gate.ts'
+import { silentLogger } from '../../src/log.ts'
 import { errorOf, openHarness, type Harness } from './helpers.ts'
 
 let h: Harness
@@ -196,7 +198,9 @@ describe('database unreachable → 503 {error}', () => {
     for (const p of ['/war', '/war/801', '/planets', '/divers/history', '/historical-war-summary', '/historical-dispatches', '/planet/1/history']) {
       // A fresh pool per request: postgres.js backs off between reconnect attempts of one pool.
       const sql = connect({ url: 'postgres://nobody@127.0.0.1:9/none', max: 1 })
-      const res = await buildApp({ ...h.deps, sql }).handle(new Request(`http://localhost/api/v1${p}`))
+      const gate = new DatabaseGate(() => sql`SELECT 1`, silentLogger)
+      const res = await buildApp({ ...h.deps, db: { ...h.deps.db, sql, gate } }).handle(new Request(`http://localhost/api/v1${p}`))
+      gate.stop()
       expect(res.status).toBe(503)
       expect(await res.json()).toEqual({ error: 'database unavailable' })
       await sql.end({ timeout: 1 })

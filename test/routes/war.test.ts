@@ -4,8 +4,7 @@
  * their window, then re-queried).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { AppDeps } from '../../src/app.ts'
-import { CACHE_POLICIES, ResponseCache } from '../../src/http/cache.ts'
+import { CACHE_POLICIES, ResponseCache } from '../../src/http/response-cache.ts'
 import { openEmbeddedTestDatabase } from '../support/db.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
 import { seedWarsAndLookups } from '../support/seed.ts'
@@ -131,8 +130,8 @@ describe('response cache (embedded, injected clock)', () => {
         queries++
         return Reflect.apply(target as any, thisArg, args)
       },
-    }) as AppDeps['sql']
-    h = await openHarness({ db: { ...db, sql: counted }, readOptions: { cache, now: () => new Date(clock) } })
+    }) as typeof db.sql
+    h = await openHarness({ db: { ...db, sql: counted }, cache, now: () => new Date(clock) })
   })
   afterAll(() => h?.close())
 

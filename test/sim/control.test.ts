@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { startSimulator, type Simulator } from '../../src/sim/server.ts'
 import type { SimState } from '../../src/sim/world.ts'
-import { parseWarStatus } from '../../src/upstream/schemas.ts'
+import { parseWarStatus } from '../../src/feeds/upstream.ts'
 
 let sim: Simulator
 beforeAll(() => {
@@ -22,7 +22,7 @@ describe('control API over HTTP', () => {
 
   test('state predicts the next Status; advance moves the war', async () => {
     const state = (await call('GET', '/control/state')).body as SimState
-    const status = parseWarStatus(await (await fetch(`${sim.upstreamUrl}/warseason/801/status`)).json())
+    const status = parseWarStatus(await (await fetch(`${sim.upstreamUrl}/warseason/801/status`)).json()).data
     expect(status.time).toBe(state.time)
     expect(status.planetStatus.reduce((n, p) => n + p.players, 0)).toBe(state.playersTotal)
     const advanced = (await call('POST', '/control/advance', { seconds: 3600 })).body as SimState

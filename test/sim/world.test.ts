@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { World } from '../../src/sim/world.ts'
 import { playersTotalAt, STEP_S, WAR_TIME_RATE } from '../../src/sim/war.ts'
-import { parseAssignments, parseNewsFeed, parseWarInfo, parseWarStatus, parseWarSummary } from '../../src/upstream/schemas.ts'
+import { parseAssignments, parseNewsFeed, parseWarInfo, parseWarStatus, parseWarSummary } from '../../src/feeds/upstream.ts'
 
 const HOUR = 3600
 
@@ -124,11 +124,11 @@ describe('living war', () => {
     const world = new World({ seed: 11, speed: 0 })
     world.advance(3 * 86_400)
     const war = world.current()
-    expect(parseWarStatus(war.status()).planetStatus).toHaveLength(261)
-    expect(parseWarInfo(war.warInfo()).planetInfos).toHaveLength(261)
-    expect(parseWarSummary(war.summary()).planets_stats.length).toBe(263)
-    parseAssignments(war.assignments())
-    parseNewsFeed(war.newsfeed({ withMessage: false }))
+    expect(parseWarStatus(war.status()).data.planetStatus).toHaveLength(261)
+    expect(parseWarInfo(war.warInfo()).data.planetInfos).toHaveLength(261)
+    expect(parseWarSummary(war.summary()).data.planets_stats?.length).toBe(263)
+    parseAssignments(war.assignments()).data
+    parseNewsFeed(war.newsfeed({ withMessage: false })).data
   })
 
   test('newsfeed paging: default 10, fromTimestamp filter, no message without a language', () => {

@@ -1,4 +1,7 @@
 import type { Subprocess } from 'bun'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 export interface ServiceProcess {
   proc: Subprocess<'ignore', 'pipe', 'pipe'>
@@ -58,11 +61,17 @@ export async function startListening(cmd: string[], env: Record<string, string>,
   return { proc, port, lines, stderr: () => stderr }
 }
 
-/** Start `bun src/main.ts` as a real process with PORT=0 (the "listening" line carries the port). */
+/** A fresh folder for a process's data (spool, embedded database). */
+export const freshDataDir = () => mkdtempSync(join(tmpdir(), 'gws-svc-'))
+
+/**
+ * Start `bun src/main.ts` as a real process with PORT=0 (the "listening" line carries the
+ * port), with a DATA_DIR of its own (its spool lives there) unless `env` names one.
+ */
 export async function startService(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
   const { proc, port, lines } = await startListening(
     [process.execPath, 'src/main.ts'],
-    { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', DATA_DIR: freshDataDir(), ...env },
     timeoutMs,
   )
   return {

@@ -14,7 +14,7 @@
  */
 import type { Sql } from '../../src/db/connect.ts'
 import type { Edition } from '../../src/db/edition.ts'
-import { refreshRollups } from '../../src/db/rollups.ts'
+import { refreshRollups } from '../../src/storage/rollups.ts'
 
 export const SEED = {
   warId: 801,

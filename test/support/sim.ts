@@ -1,8 +1,8 @@
+import { createCommunityClient } from '../../src/feeds/community.ts'
+import type { Feeds } from '../../src/feeds/index.ts'
+import { createPcstoreClient } from '../../src/feeds/pcstore.ts'
+import { createUpstreamClient } from '../../src/feeds/upstream.ts'
 import { startSimulator, type Simulator } from '../../src/sim/server.ts'
-import { createCommunityClient } from '../../src/upstream/community.ts'
-import { createUpstreamClient } from '../../src/upstream/client.ts'
-import type { Feeds } from '../../src/upstream/feeds.ts'
-import { createPcstoreClient } from '../../src/upstream/pcstore.ts'
 
 /**
  * A simulator whose war moves only when the test says so (speed 0), and feed clients

@@ -1,0 +1,80 @@
+/**
+ * A keyed in-memory cache whose loads are single-flight: callers of one key while its load
+ * runs share that load. How long a value stays good is the caller's rule (the feed
+ * throttle's TTL and backoff, the response cache's revalidation windows), so entries only
+ * record when they were stored.
+ */
+export interface Stored<V> {
+  value: V
+  storedAtMs: number
+}
+
+export class SingleFlightCache<V> {
+  private readonly entries = new Map<string, Stored<V>>()
+  private readonly loads = new Map<string, Promise<unknown>>()
+
+  constructor(
+    /** Entries kept at most; past it the least recently stored goes. */
+    private readonly maxEntries = 1000,
+    readonly now: () => number = Date.now,
+  ) {}
+
+  get(key: string): Stored<V> | undefined {
+    return this.entries.get(key)
+  }
+
+  /** Age in ms of the stored value, undefined when there is none. */
+  ageMs(key: string): number | undefined {
+    const e = this.entries.get(key)
+    return e === undefined ? undefined : this.now() - e.storedAtMs
+  }
+
+  /** Whether a load runs for `key` (a call to `load` would join it). */
+  loading(key: string): boolean {
+    return this.loads.has(key)
+  }
+
+  /**
+   * Start `load` for `key`, or join the one running: every caller meanwhile gets the same
+   * result. What the result stores is `keep`'s answer (nothing when undefined); by
+   * default the result itself.
+   */
+  load<R = V>(key: string, load: () => Promise<R>, keep: (result: R) => V | undefined = (r) => r as unknown as V): Promise<R> {
+    const running = this.loads.get(key)
+    if (running) return running as Promise<R>
+    const p = (async () => {
+      try {
+        const result = await load()
+        const value = keep(result)
+        if (value !== undefined) this.set(key, value)
+        return result
+      } finally {
+        this.loads.delete(key)
+      }
+    })()
+    this.loads.set(key, p)
+    return p
+  }
+
+  set(key: string, value: V): void {
+    this.entries.delete(key)
+    while (this.entries.size >= this.maxEntries) {
+      const oldest = this.entries.keys().next().value
+      if (oldest === undefined) break
+      this.entries.delete(oldest)
+    }
+    this.entries.set(key, { value, storedAtMs: this.now() })
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key)
+  }
+
+  clear(): void {
+    this.entries.clear()
+  }
+
+  get size(): number {
+    return this.entries.size
+  }
+}

@@ -1,0 +1,116 @@
+import { GALAXY_COUNTER_NAMES, type Assignment, type Reward } from '../feeds/upstream.ts'
+import * as dispatches from '../storage/dispatches.ts'
+import * as majorOrders from '../storage/major-orders.ts'
+import * as planetStatus from '../storage/planet-status.ts'
+import { claimFullStatus } from '../storage/ticks.ts'
+import * as warSummary from '../storage/war-summary.ts'
+import { COLLECTOR_FETCH, defineCollector, type WriteResult } from './collector.ts'
+
+/** Reward type 1 is medals. */
+const MEDALS = 1
+
+/**
+ * The spec's rule: medals count only from a type-1 reward with amount >= 2; a reward of
+ * exactly 1 is a unique item, worth 0 medals here.
+ */
+export function rewardMedals(rewards: Reward[]): number {
+  return rewards.filter((r) => r.type === MEDALS && r.amount >= 2).reduce((sum, r) => sum + r.amount, 0)
+}
+
+/**
+ * `rewards` (newer payloads, may hold nulls) or else the single `reward`, as the spec
+ * describes them: {type, id32, amount} (fields the feed adds later are not stored).
+ */
+export function rewardsOf(a: Assignment): Reward[] {
+  const list = a.setting.rewards ?? (a.setting.reward ? [a.setting.reward] : [])
+  return list
+    .filter((r): r is Reward => r !== null)
+    .map(({ type, id32, amount }) => (id32 === undefined ? { type, amount } : { type, id32, amount }))
+}
+
+/**
+ * When a dispatch was published, in wall-clock time: war time runs slower than wall time
+ * and can stop, so each dispatch is placed relative to the status captured with it,
+ * never as startDate + war time. The newsfeed can be newer than that status (fetched a
+ * moment later, or the status came from the cache): such a dispatch is stamped with the
+ * capture time, never later.
+ */
+export function publishedAt(capturedAt: Date, statusWarTime: number, publishedWarTime: number): string {
+  return new Date(capturedAt.getTime() - Math.max(0, statusWarTime - publishedWarTime) * 1000).toISOString()
+}
+
+/**
+ * One archival tick, in one transaction: a status row per planet, one war-summary row
+ * (cumulative counters), every major order upserted with a progress row, and the
+ * dispatches not stored yet. The tick is keyed by the upstream war-status time: the
+ * same tick twice (a cached or frozen status) writes nothing the second time.
+ */
+export const fullStatus = defineCollector({
+  name: 'full-status',
+  summary: 'Run one full archival tick: planet status, war summary, major orders with progress, dispatches.',
+  async fetch({ feeds, warId }) {
+    const up = feeds.upstream
+    const [status, summary, assignments, news] = await Promise.all([
+      up.status(warId, COLLECTOR_FETCH),
+      up.summary(warId, COLLECTOR_FETCH),
+      up.assignments(warId, COLLECTOR_FETCH),
+      up.newsfeed(warId, COLLECTOR_FETCH),
+    ])
+    return { status, summary, assignments, news }
+  },
+  map({ status, summary, assignments, news }, { now }) {
+    const at = now ?? status.fetchedAt
+    const warTime = status.data.time
+    return {
+      capturedAt: at,
+      rows: {
+        warTime,
+        planets: status.data.planetStatus.map((p) => ({
+          planet_index: p.index, owner: p.owner, health: p.health, regen_per_second: p.regenPerSecond, players: p.players,
+        })),
+        counters: warSummary.countersOf(summary.data.galaxy_stats, GALAXY_COUNTER_NAMES),
+        orders: assignments.data.map((a): majorOrders.OrderInput => {
+          const rewards = rewardsOf(a)
+          return {
+            order_id32: a.id32,
+            expires_in: a.expiresIn,
+            start_war_time: a.startTime ?? null,
+            setting_type: a.setting.type,
+            flags: a.setting.flags,
+            title: a.setting.overrideTitle,
+            briefing: a.setting.overrideBrief,
+            task_description: a.setting.taskDescription,
+            // The spec's {type, values, valueTypes}; fields the feed adds later are not stored.
+            tasks: a.setting.tasks.map(({ type, values, valueTypes }) => ({ type, values, valueTypes })),
+            rewards,
+            reward_medals: rewardMedals(rewards),
+            progress: a.progress,
+          }
+        }),
+        dispatches: news.data.map((n): dispatches.DispatchInput => ({
+          dispatch_id: n.id,
+          published_war_time: n.published,
+          published_at: publishedAt(at, warTime, n.published),
+          type: n.type,
+          message: n.message ?? null,
+        })),
+      },
+    }
+  },
+  async write(tx, at, { warId, rows }): Promise<WriteResult> {
+    if (!(await claimFullStatus(tx, at, warId, rows.warTime, rows.planets.length))) {
+      return {
+        written: { planetStatus: 0, warSummary: 0, majorOrders: 0, majorOrderProgress: 0, dispatches: 0 },
+        unchanged: { tick: 1 },
+      }
+    }
+    const planets = await planetStatus.insert(tx, at, warId, rows.planets)
+    const summary = await warSummary.insert(tx, at, warId, rows.warTime, rows.counters)
+    const orders = await majorOrders.upsertWithProgress(tx, at, warId, rows.orders)
+    const news = await dispatches.insertNew(tx, at, warId, rows.dispatches)
+    return {
+      written: { planetStatus: planets, warSummary: summary, ...orders, dispatches: news },
+      unchanged: { tick: 0, dispatches: rows.dispatches.length - news },
+    }
+  },
+})

@@ -1,0 +1,148 @@
+/**
+ * The one runner of every collector, for the POST routes, the CLI, the schedule and the
+ * tests: the war-id fallback, the current-war check, timing, the transaction under the
+ * collector's advisory lock (through the database gate), the summary and its log line.
+ */
+import { randomUUID } from 'node:crypto'
+import type { Config } from '../config.ts'
+import { tryTransactionLock, type Sql } from '../db/connect.ts'
+import type { DatabaseGate } from '../db/gate.ts'
+import type { Feeds } from '../feeds/index.ts'
+import type { Drift } from '../feeds/schema.ts'
+import { errorText, type Logger } from '../log.ts'
+import type { Store } from '../storage/index.ts'
+import { NotCurrentWarError, type CurrentWar } from '../war/current-war.ts'
+import { payloadDrift, type Collector, type CollectorName, type Tick } from './collector.ts'
+
+export interface RunnerDeps {
+  db: { sql: Sql; gate: DatabaseGate }
+  store: Store
+  feeds: Feeds
+  log: Logger
+  config: Pick<Config, 'warId'>
+  /**
+   * The upstream's current war, for callers that name a war (routes, CLI): a collector
+   * whose feed has no war id then refuses any other war. The schedule passes the war it
+   * has just checked instead.
+   */
+  currentWar?: Pick<CurrentWar, 'verify'>
+}
+
+export interface RunOptions {
+  /** Default: WAR_ID. */
+  warId?: number
+  /** Overrides the clock (tests, backfills). */
+  now?: Date
+}
+
+/**
+ * What one write did. `outcome`:
+ * - `written`: at least one row was written;
+ * - `unchanged`: the feeds had nothing new (same tick, same counters);
+ * - `locked`: another process holds this collector's lock and is writing now.
+ */
+export interface CollectorSummary {
+  collector: CollectorName
+  warId: number | null
+  outcome: 'written' | 'unchanged' | 'locked'
+  written: Record<string, number>
+  unchanged: Record<string, number>
+  durationMs: number
+}
+
+export interface Captured {
+  tick: Tick
+  drift: Record<string, Drift> | undefined
+  fetchMs: number
+}
+
+/** How long a fetch's peek at the database may take before the fetch goes on without it. */
+const PEEK_MS = 300
+
+// Each collector has its own payload and row types; the runner handles any of them.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyCollector = Collector<any, any>
+
+export class CollectorRunner {
+  constructor(readonly deps: RunnerDeps) {}
+
+  /**
+   * Fetch and map one tick. Touches no database (beyond a peek that gives up after
+   * PEEK_MS). With `checkCurrentWar`, a collector whose feed has no war id first checks
+   * the upstream's current war, and refuses another.
+   */
+  async capture(c: AnyCollector, opts: RunOptions & { checkCurrentWar?: boolean } = {}): Promise<Captured> {
+    const t0 = performance.now()
+    const warId = opts.warId ?? this.deps.config.warId
+    if (c.currentWarOnly && opts.checkCurrentWar && this.deps.currentWar) {
+      const current = await this.deps.currentWar.verify()
+      if (current !== warId) throw new NotCurrentWarError(warId, current)
+    }
+    const payload = await c.fetch({ feeds: this.deps.feeds, warId, now: opts.now, peek: (read) => this.peek(read) })
+    const { capturedAt, rows } = c.map(payload, { warId, now: opts.now })
+    return {
+      tick: { id: randomUUID(), collector: c.name, warId, capturedAt: capturedAt.toISOString(), rows },
+      drift: payloadDrift(payload),
+      fetchMs: Math.round(performance.now() - t0),
+    }
+  }
+
+  /**
+   * Write one tick exactly once across every replica: one transaction, under the
+   * collector's advisory lock taken without waiting, through the gate. Whatever fails,
+   * the transaction rolls back and nothing of the tick is left behind.
+   */
+  async write(c: AnyCollector, tick: Tick): Promise<CollectorSummary> {
+    const t0 = performance.now()
+    const { sql, gate } = this.deps.db
+    const result = await gate.run(() =>
+      sql.begin(async (tx) => ((await tryTransactionLock(tx, `collector:${c.name}`)) ? c.write(tx, new Date(tick.capturedAt), tick) : null)),
+    )
+    return {
+      collector: c.name,
+      warId: tick.warId,
+      outcome: result === null ? 'locked' : Object.values(result.written).some((n) => n > 0) ? 'written' : 'unchanged',
+      written: result?.written ?? {},
+      unchanged: result?.unchanged ?? {},
+      durationMs: Math.round(performance.now() - t0),
+    }
+  }
+
+  /** Fetch and write one tick now (POST routes, CLI, tests); nothing is kept when it fails. One log line. */
+  async runOnce(c: AnyCollector, opts: RunOptions = {}): Promise<CollectorSummary> {
+    const t0 = performance.now()
+    try {
+      const { tick, drift } = await this.capture(c, { ...opts, checkCurrentWar: true })
+      const summary = { ...(await this.write(c, tick)), durationMs: Math.round(performance.now() - t0) }
+      this.logRun(summary, tick, drift)
+      return summary
+    } catch (err) {
+      this.logFailure(c.name, t0, err)
+      throw err
+    }
+  }
+
+  /** The line of a tick written, with its capture time and feed drift. */
+  logRun(summary: CollectorSummary, tick: Tick, drift: Record<string, Drift> | undefined, extra: Record<string, unknown> = {}): void {
+    this.deps.log.info('collector run', { ...summary, capturedAt: tick.capturedAt, ...extra, ...(drift ? { drift } : {}) })
+  }
+
+  logFailure(collector: CollectorName, t0: number, err: unknown, extra: Record<string, unknown> = {}): void {
+    this.deps.log.warn('collector run failed', {
+      collector, durationMs: Math.round(performance.now() - t0), outcome: 'failed', error: errorText(err), ...extra,
+    })
+  }
+
+  private async peek<T>(read: (store: Store) => Promise<T>): Promise<T | undefined> {
+    if (!this.deps.db.gate.available) return undefined
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), PEEK_MS)
+    })
+    try {
+      return await Promise.race([read(this.deps.store).catch(() => undefined), late])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+}

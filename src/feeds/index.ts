@@ -1,0 +1,23 @@
+/** The three external feeds, built once per process from the config. */
+import type { Config } from '../config.ts'
+import { createCommunityClient } from './community.ts'
+import { createPcstoreClient } from './pcstore.ts'
+import { createUpstreamClient } from './upstream.ts'
+
+export type FeedsConfig = Pick<Config, 'upstreamUrl' | 'communityApiUrl' | 'pcstoreApiUrl' | 'feedTimeoutMs' | 'clientName' | 'clientContact'>
+
+export function createFeeds(config: FeedsConfig) {
+  const userAgent = `${config.clientName} (+${config.clientContact})`
+  return {
+    upstream: createUpstreamClient({ baseUrl: config.upstreamUrl, timeoutMs: config.feedTimeoutMs, userAgent }),
+    community: createCommunityClient({
+      baseUrl: config.communityApiUrl,
+      timeoutMs: config.feedTimeoutMs,
+      superClient: config.clientName,
+      superContact: config.clientContact,
+    }),
+    pcstore: createPcstoreClient({ baseUrl: config.pcstoreApiUrl, timeoutMs: config.feedTimeoutMs }),
+  }
+}
+
+export type Feeds = ReturnType<typeof createFeeds>

@@ -1,0 +1,316 @@
+/**
+ * The game operator's live API ("upstream"): its payloads (field notes:
+ * shared/spec/upstream-feeds.md) and its client, cached and throttled per endpoint by the
+ * spec's rule. Plain fields are read by the service (required, checked); `Unread` ones
+ * are documented for the simulator and for drift reports, never checked.
+ * Integers are JS numbers: counters exceed 2^32 but stay far below 2^53.
+ */
+import { Type, type Static } from '@sinclair/typebox'
+import type { FetchLike } from './http.ts'
+import { fetchJson } from './http.ts'
+import { compileParser, Unread, type Parser } from './schema.ts'
+import { THROTTLE_CONFIG, ThrottledEndpoint, type EndpointStats, type Fetched, type GetOptions } from './throttle.ts'
+
+const Int = Type.Integer()
+const Num = Type.Number()
+const IntArray = Type.Array(Int)
+const Position = Type.Object({ x: Num, y: Num })
+
+// ---------------------------------------------------------------- WarSeason/current/WarID
+
+// A war id names every URL the collectors fetch and every row they write: only a valid one moves collection.
+export const CurrentWarSchema = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) })
+
+// ---------------------------------------------------------------- WarSeason/{id}/Status
+
+export const PlanetStatusSchema = Type.Object({
+  index: Int,
+  /** Faction id: 1 Humans, 2 Terminids, 3 Automatons, 4 Illuminate. */
+  owner: Int,
+  health: Int,
+  regenPerSecond: Num,
+  players: Int,
+  position: Unread(Position, true),
+})
+
+export const CampaignSchema = Type.Object({
+  id: Int,
+  planetIndex: Int,
+  type: Int,
+  count: Int,
+  /** Absent in 2024 captures, present later. */
+  race: Type.Optional(Int),
+})
+
+export const PlanetEventSchema = Type.Object({
+  id: Int,
+  planetIndex: Int,
+  eventType: Int,
+  race: Int,
+  health: Int,
+  maxHealth: Int,
+  /** War time, like expireTime. */
+  startTime: Int,
+  expireTime: Int,
+  campaignId: Int,
+  jointOperationIds: IntArray,
+  potentialBuildUp: Type.Optional(Int),
+})
+
+export const GlobalEventSchema = Type.Object({
+  eventId: Int,
+  id32: Int,
+  portraitId32: Int,
+  /** Missing while the war was frozen (March 2024). */
+  title: Type.Optional(Type.String()),
+  titleId32: Int,
+  message: Type.Optional(Type.String()),
+  messageId32: Int,
+  race: Int,
+  flag: Int,
+  assignmentId32: Int,
+  effectIds: IntArray,
+  planetIndices: IntArray,
+  expireTime: Type.Optional(Int),
+})
+
+export const WarStatusSchema = Type.Object({
+  warId: Unread(Int),
+  /** War time (seconds since war start, multiple of 10); not wall-clock. */
+  time: Int,
+  impactMultiplier: Unread(Num),
+  storyBeatId32: Unread(Int, true),
+  planetStatus: Type.Array(PlanetStatusSchema),
+  planetAttacks: Unread(Type.Array(Type.Object({ source: Int, target: Int }))),
+  campaigns: Unread(Type.Array(CampaignSchema)),
+  communityTargets: Unread(Type.Array(Type.Unknown()), true),
+  jointOperations: Unread(Type.Array(Type.Object({ id: Int, planetIndex: Int, hqNodeIndex: Int }))),
+  planetEvents: Unread(Type.Array(PlanetEventSchema)),
+  planetActiveEffects: Unread(Type.Array(Type.Object({ index: Int, galacticEffectId: Int })), true),
+  activeElectionPolicyEffects: Unread(Type.Array(Type.Unknown()), true),
+  globalEvents: Unread(Type.Array(GlobalEventSchema)),
+  superEarthWarResults: Unread(Type.Array(Type.Unknown()), true),
+  planetRegions: Unread(
+    Type.Array(
+      Type.Object({
+        planetIndex: Int,
+        regionIndex: Int,
+        owner: Int,
+        health: Int,
+        /** Upstream spelling. */
+        regerPerSecond: Type.Optional(Num),
+        availabilityFactor: Type.Optional(Num),
+        isAvailable: Type.Optional(Type.Boolean()),
+        players: Int,
+      }),
+    ),
+    true,
+  ),
+  spaceStations: Unread(Type.Array(Type.Object({ id32: Int, planetIndex: Int })), true),
+  globalResources: Unread(Type.Array(Type.Object({ id32: Int, currentValue: Num, maxValue: Num })), true),
+  layoutVersion: Unread(Int, true),
+})
+export type PlanetStatus = Static<typeof PlanetStatusSchema>
+export type Campaign = Static<typeof CampaignSchema>
+export type PlanetEvent = Static<typeof PlanetEventSchema>
+export type GlobalEvent = Static<typeof GlobalEventSchema>
+export type WarStatus = Static<typeof WarStatusSchema>
+
+// ---------------------------------------------------------------- WarSeason/{id}/WarInfo
+
+export const PlanetInfoSchema = Type.Object({
+  index: Int,
+  settingsHash: Int,
+  position: Position,
+  /** Supply lines, each stored on one end only. */
+  waypoints: IntArray,
+  /** Upstream sector id; does not map 1:1 onto community sector names. */
+  sector: Int,
+  maxHealth: Int,
+  disabled: Type.Boolean(),
+  initialOwner: Int,
+})
+
+export const WarInfoSchema = Type.Object({
+  warId: Unread(Int),
+  /** Unix seconds (the only wall-clock times in the upstream feed). */
+  startDate: Int,
+  endDate: Int,
+  minimumClientVersion: Type.Optional(Type.String()),
+  planetInfos: Type.Array(PlanetInfoSchema),
+  homeWorlds: Unread(Type.Array(Type.Object({ race: Int, planetIndices: IntArray }))),
+  capitalInfos: Unread(Type.Array(Type.Unknown()), true),
+  planetPermanentEffects: Unread(Type.Array(Type.Unknown()), true),
+  layoutVersion: Unread(Int, true),
+  planetRegions: Unread(Type.Array(Type.Object({ planetIndex: Int, regionIndex: Int, settingsHash: Int })), true),
+})
+export type PlanetInfo = Static<typeof PlanetInfoSchema>
+export type WarInfo = Static<typeof WarInfoSchema>
+
+// ---------------------------------------------------------------- Stats/War/{id}/Summary
+
+const statCounters = {
+  missionsWon: Int,
+  missionsLost: Int,
+  /** Equal to timePlayed in every capture. */
+  missionTime: Int,
+  bugKills: Int,
+  automatonKills: Int,
+  illuminateKills: Int,
+  bulletsFired: Int,
+  /** Exceeds bulletsFired galaxy-wide (upstream quirk). */
+  bulletsHit: Int,
+  timePlayed: Int,
+  deaths: Int,
+  /** Stuck at 2 galaxy-wide (broken upstream counter). */
+  revives: Int,
+  friendlies: Int,
+  missionSuccessRate: Int,
+  /** Upstream spelling; percent clamped to 100. */
+  accurracy: Int,
+}
+
+export const GalaxyStatsSchema = Type.Object(statCounters)
+export const PlanetStatsSchema = Type.Object({
+  /** May be a negative placeholder (-1337, -420). */
+  planetIndex: Int,
+  ...statCounters,
+})
+export const WarSummarySchema = Type.Object({
+  galaxy_stats: GalaxyStatsSchema,
+  /** The per-planet statistics the service stores come from the community feed instead. */
+  planets_stats: Unread(Type.Array(PlanetStatsSchema)),
+})
+export type GalaxyStats = Static<typeof GalaxyStatsSchema>
+export type PlanetStats = Static<typeof PlanetStatsSchema>
+export type WarSummary = Static<typeof WarSummarySchema>
+
+/** The model's name of each galaxy counter the summary spells otherwise. */
+export const GALAXY_COUNTER_NAMES = { accuracy: 'accurracy' } as const
+
+// ---------------------------------------------------------------- v2/Assignment/War/{id}
+
+export const RewardSchema = Type.Object({ type: Int, id32: Type.Optional(Int), amount: Int })
+export const TaskSchema = Type.Object({ type: Int, values: IntArray, valueTypes: IntArray })
+export const AssignmentSchema = Type.Object({
+  id32: Int,
+  /** One entry per task. */
+  progress: IntArray,
+  /** Seconds from the response until expiry. */
+  expiresIn: Int,
+  /** War time; only in newer payloads. */
+  startTime: Type.Optional(Int),
+  setting: Type.Object({
+    type: Int,
+    overrideTitle: Type.String(),
+    overrideBrief: Type.String(),
+    taskDescription: Type.String(),
+    tasks: Type.Array(TaskSchema),
+    reward: Type.Optional(RewardSchema),
+    /** The community model allows null entries. */
+    rewards: Type.Optional(Type.Array(Type.Union([RewardSchema, Type.Null()]))),
+    flags: Int,
+  }),
+})
+export const AssignmentListSchema = Type.Array(AssignmentSchema)
+export type Reward = Static<typeof RewardSchema>
+export type Task = Static<typeof TaskSchema>
+export type Assignment = Static<typeof AssignmentSchema>
+
+// ---------------------------------------------------------------- NewsFeed/{id}
+
+export const NewsItemSchema = Type.Object({
+  id: Int,
+  /** War time, not unix. */
+  published: Int,
+  type: Int,
+  tagIds: Unread(Type.Array(Type.Unknown())),
+  /** Absent when the request carried no usable language. */
+  message: Type.Optional(Type.String()),
+})
+export const NewsFeedSchema = Type.Array(NewsItemSchema)
+export type NewsItem = Static<typeof NewsItemSchema>
+
+// ---------------------------------------------------------------- parsers
+
+export const parseCurrentWar = compileParser(CurrentWarSchema, 'upstream warid')
+export const parseWarStatus = compileParser(WarStatusSchema, 'upstream status')
+export const parseWarInfo = compileParser(WarInfoSchema, 'upstream warinfo')
+export const parseWarSummary = compileParser(WarSummarySchema, 'upstream summary')
+export const parseAssignments = compileParser(AssignmentListSchema, 'upstream assignment')
+export const parseNewsFeed = compileParser(NewsFeedSchema, 'upstream newsfeed')
+
+// ---------------------------------------------------------------- client
+
+/** The five cached upstream endpoints, in the order the health snapshot lists them. */
+export const UPSTREAM_ENDPOINTS = ['status', 'summary', 'assignment', 'newsfeed', 'warinfo'] as const
+export type UpstreamEndpoint = (typeof UPSTREAM_ENDPOINTS)[number]
+
+export interface UpstreamClientOptions {
+  /** Including the `/api` part, e.g. https://api.live.prod.thehelldiversgame.com/api */
+  baseUrl: string
+  timeoutMs: number
+  userAgent: string
+  /** Picks the language of every text; without it texts come back in a random language or not at all. */
+  acceptLanguage?: string
+  now?: () => number
+  fetch?: FetchLike
+}
+
+export interface ThrottleSnapshot {
+  config: { initialTtlS: number; backoffStepS: number; maxTtlS: number }
+  endpoints: EndpointStats<UpstreamEndpoint>[]
+}
+
+export interface UpstreamClient {
+  status(warId: number, opts?: GetOptions): Promise<Fetched<WarStatus>>
+  warInfo(warId: number, opts?: GetOptions): Promise<Fetched<WarInfo>>
+  summary(warId: number, opts?: GetOptions): Promise<Fetched<WarSummary>>
+  assignments(warId: number, opts?: GetOptions): Promise<Fetched<Assignment[]>>
+  newsfeed(warId: number, opts?: GetOptions): Promise<Fetched<NewsItem[]>>
+  /**
+   * Uncached and not in the snapshot (whose endpoint list the spec fixes). The schedule
+   * asks at start-up, once a minute and before planet-stats; CurrentWar keeps it to one
+   * request at a time.
+   */
+  currentWarId(): Promise<number>
+  snapshot(): ThrottleSnapshot
+}
+
+export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClient {
+  const base = opts.baseUrl.replace(/\/+$/, '')
+  const now = opts.now ?? Date.now
+  const headers = {
+    Accept: 'application/json',
+    'Accept-Language': opts.acceptLanguage ?? 'en-US',
+    'User-Agent': opts.userAgent,
+  }
+  const get = <T>(endpoint: string, path: string, parse: Parser<T>) =>
+    fetchJson({ feed: 'upstream', endpoint, url: base + path, headers, timeoutMs: opts.timeoutMs, parse, fetch: opts.fetch })
+
+  const throttled = {
+    status: new ThrottledEndpoint<WarStatus, 'status'>('status', now),
+    summary: new ThrottledEndpoint<WarSummary, 'summary'>('summary', now),
+    assignment: new ThrottledEndpoint<Assignment[], 'assignment'>('assignment', now),
+    newsfeed: new ThrottledEndpoint<NewsItem[], 'newsfeed'>('newsfeed', now),
+    warinfo: new ThrottledEndpoint<WarInfo, 'warinfo'>('warinfo', now),
+  }
+
+  const cached = <T>(endpoint: ThrottledEndpoint<T, UpstreamEndpoint>, path: (warId: number) => string, parse: Parser<T>) =>
+    (warId: number, o?: GetOptions) => endpoint.get(String(warId), () => get(endpoint.name, path(warId), parse), o)
+
+  return {
+    status: cached(throttled.status, (w) => `/WarSeason/${w}/Status`, parseWarStatus),
+    warInfo: cached(throttled.warinfo, (w) => `/WarSeason/${w}/WarInfo`, parseWarInfo),
+    summary: cached(throttled.summary, (w) => `/Stats/War/${w}/Summary`, parseWarSummary),
+    assignments: cached(throttled.assignment, (w) => `/v2/Assignment/War/${w}`, parseAssignments),
+    // Without maxEntries only ~10 items come back; without fromTimestamp the upstream
+    // sometimes fails. These are the values the community API syncs with.
+    newsfeed: cached(throttled.newsfeed, (w) => `/NewsFeed/${w}?maxEntries=1024&fromTimestamp=1000`, parseNewsFeed),
+    currentWarId: async () => (await get('warid', '/WarSeason/current/WarID', parseCurrentWar)).data.id,
+    snapshot: () => ({
+      config: { ...THROTTLE_CONFIG },
+      endpoints: UPSTREAM_ENDPOINTS.map((name) => throttled[name].stats()),
+    }),
+  }
+}

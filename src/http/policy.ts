@@ -1,0 +1,31 @@
+/**
+ * Shared HTTP rules as Elysia macros, declared once and switched on per route group:
+ * - `noStore: true`: the answer is never cached (live figures, history, health);
+ * - `collectorSecret: { secret }`: POST collector routes. With a secret configured the
+ *   `x-collector-secret` header must match (constant-time comparison) or the answer is
+ *   401; checked before validation, so a caller without the secret learns nothing about
+ *   parameters. The spec's collectors take no body: one is refused (400).
+ */
+import { Elysia, status } from 'elysia'
+import { badRequest } from './params.ts'
+import { NO_STORE } from './response-cache.ts'
+import { secretMatches } from './secret.ts'
+
+export const httpPolicy = new Elysia({ name: 'http/policy' }).macro({
+  noStore: {
+    afterHandle({ set }) {
+      set.headers['cache-control'] = NO_STORE
+    },
+  },
+  collectorSecret: ({ secret }: { secret: string | undefined }) => ({
+    transform({ headers, set, request }) {
+      set.headers['cache-control'] = NO_STORE
+      if (secret !== undefined && !secretMatches(headers['x-collector-secret'], secret)) {
+        throw status(401, { error: 'missing or wrong x-collector-secret header' })
+      }
+      if (request.headers.has('transfer-encoding') || Number(request.headers.get('content-length') ?? 0) > 0) {
+        throw badRequest('collector routes take no request body')
+      }
+    },
+  }),
+})

@@ -1,0 +1,100 @@
+/**
+ * Caching of the cacheable read routes (`/war*` and the lookup tables).
+ *
+ * The response body is kept in the process, already serialised, for the route's window:
+ * a repeated read within the window runs no query and no JSON.stringify. Every cacheable
+ * response carries a strong ETag (a hash of the body) and answers 304 to a matching
+ * If-None-Match. Errors are never cached.
+ */
+import { SingleFlightCache } from '../cache.ts'
+
+export interface CachePolicy {
+  /** The Cache-Control header sent with the response. */
+  header: string
+  /** How long the serialised body is reused in the process. */
+  ttlMs: number
+}
+
+export const NO_STORE = 'no-store'
+
+export const CACHE_POLICIES = {
+  /** War state: revalidated every 30 s (spec). */
+  war: { header: 'public, max-age=30, s-maxage=30, stale-while-revalidate=30', ttlMs: 30_000 },
+  /** Lookup tables: revalidated every 3600 s (spec). */
+  lookup: { header: 'public, max-age=3600, s-maxage=3600, stale-while-revalidate=600', ttlMs: 3_600_000 },
+} as const satisfies Record<string, CachePolicy>
+
+export interface ResponseCacheOptions {
+  /** Clock in epoch ms; tests move it to expire entries. */
+  now?: () => number
+  /** Entries kept at most (the least recently stored go first). Default 1000. */
+  maxEntries?: number
+}
+
+export interface CacheStats {
+  /** Answers served from a stored body (or from a load another request started). */
+  hits: number
+  /** Answers that ran the loader (queries + serialisation). */
+  loads: number
+  /** 304 answers. */
+  notModified: number
+}
+
+interface Entry {
+  body: string
+  etag: string
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+export class ResponseCache {
+  private readonly cache: SingleFlightCache<Entry>
+  readonly stats: CacheStats = { hits: 0, loads: 0, notModified: 0 }
+
+  constructor(opts: ResponseCacheOptions = {}) {
+    this.cache = new SingleFlightCache<Entry>(opts.maxEntries ?? 1000, opts.now ?? Date.now)
+  }
+
+  /**
+   * Answer `request` from the body stored under `key`, or from `load()` (stored for the
+   * policy's window). `key` must identify the answer: path plus the validated parameters.
+   */
+  async respond(request: Request, key: string, policy: CachePolicy, load: () => Promise<unknown>): Promise<Response> {
+    const entry = await this.entry(key, policy, load)
+    const headers = { 'cache-control': policy.header, etag: entry.etag }
+    if (matches(request.headers.get('if-none-match'), entry.etag)) {
+      this.stats.notModified++
+      return new Response(null, { status: 304, headers })
+    }
+    return new Response(entry.body, { status: 200, headers: { ...headers, 'content-type': JSON_TYPE } })
+  }
+
+  /** Forget every stored body. */
+  clear(): void {
+    this.cache.clear()
+  }
+
+  private entry(key: string, policy: CachePolicy, load: () => Promise<unknown>): Promise<Entry> {
+    const age = this.cache.ageMs(key)
+    if (age !== undefined && age < policy.ttlMs) {
+      this.stats.hits++
+      return Promise.resolve(this.cache.get(key)!.value)
+    }
+    // Concurrent misses of one key share one load.
+    if (this.cache.loading(key)) this.stats.hits++
+    else this.stats.loads++
+    return this.cache.load(key, async () => {
+      const body = JSON.stringify(await load())
+      return { body, etag: `"${new Bun.CryptoHasher('sha256').update(body).digest('base64url').slice(0, 27)}"` }
+    })
+  }
+}
+
+/** If-None-Match uses the weak comparison (RFC 9110 13.1.2): `W/"x"` matches `"x"`; `*` matches anything. */
+function matches(header: string | null, etag: string): boolean {
+  if (!header) return false
+  return header.split(',').some((tag) => {
+    const t = tag.trim()
+    return t === '*' || t.replace(/^W\//, '') === etag
+  })
+}

@@ -1,0 +1,62 @@
+/** dispatches: the newsfeed of each war, one row per dispatch id. */
+import { t, type Static } from 'elysia'
+import type { Sql, Tx } from '../db/connect.ts'
+import { Nullable, selectRow, Timestamp } from './model.ts'
+import { pageWithTotal, type Page, type PageOf } from './query.ts'
+
+const Int = (description: string) => t.Integer({ description })
+
+export const DispatchRow = t.Object(
+  {
+    id: Int('Dispatch id'),
+    warID: Int('War id'),
+    publishedAt: Timestamp('Publication time (wall-clock estimate of the war time)'),
+    publishedWarTime: Int('Publication war time (seconds since the war started)'),
+    type: Int('Upstream dispatch type'),
+    message: Nullable(t.String(), 'Message text'),
+  },
+  { description: 'Dispatch row' },
+)
+export type DispatchRow = Static<typeof DispatchRow>
+
+/** `q` as a literal ILIKE pattern: `\`, `%` and `_` in the text match themselves. */
+export const likeLiteral = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+/** /historical-dispatches: newest first (publication time, then id). */
+function page(sql: Sql, f: { warId: number; since?: number; q?: string }, p: Page): Promise<PageOf<DispatchRow>> {
+  const where = sql`
+    WHERE war_id = ${f.warId}
+    ${f.since === undefined ? sql`` : sql`AND published_war_time > ${f.since}`}
+    ${f.q ? sql`AND message ILIKE ${likeLiteral(f.q)} ESCAPE '\\'` : sql``}`
+  return pageWithTotal(
+    sql<DispatchRow[]>`
+      SELECT ${selectRow(sql, DispatchRow, { id: sql`dispatch_id`, warID: sql`war_id` })}
+      FROM dispatches ${where}
+      ORDER BY published_at DESC, dispatch_id DESC
+      LIMIT ${p.limit} OFFSET ${p.offset}`,
+    sql<{ n: number }[]>`SELECT count(*) AS n FROM dispatches ${where}`,
+  )
+}
+
+export interface DispatchInput {
+  dispatch_id: number
+  published_war_time: number
+  /** ISO time; never later than the tick's capture time. */
+  published_at: string
+  type: number
+  message: string | null
+}
+
+/** The dispatches of one tick not stored yet. */
+export async function insertNew(tx: Tx, at: Date, warId: number, dispatches: DispatchInput[]): Promise<number> {
+  const r = await tx`
+    INSERT INTO dispatches (war_id, dispatch_id, published_war_time, published_at, type, message, first_seen_at)
+    SELECT ${warId}, r.dispatch_id, r.published_war_time, r.published_at, r.type, r.message, ${at}
+    FROM jsonb_to_recordset(${JSON.stringify(dispatches)}::text::jsonb) AS r(
+      dispatch_id bigint, published_war_time bigint, published_at timestamptz, type integer, message text)
+    ON CONFLICT (war_id, dispatch_id) DO NOTHING`
+  return r.count
+}
+
+/** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
+export const reads = { page }

@@ -1,0 +1,114 @@
+/** major_orders (one row per order, upserted at every sighting) and major_order_progress (one row per order per tick). */
+import { t, type Static } from 'elysia'
+import type { Sql, Tx } from '../db/connect.ts'
+import { Nullable, selectRow, Timestamp } from './model.ts'
+import { pageWithTotal, withinRange, type Page, type PageOf, type TimeRange } from './query.ts'
+
+const Int = (description: string) => t.Integer({ description })
+
+export const MajorOrderRow = t.Object(
+  {
+    orderId32: Int('Order id (unsigned 32-bit)'),
+    warID: Int('War id'),
+    title: Nullable(t.String(), 'Title'),
+    briefing: Nullable(t.String(), 'Briefing text'),
+    description: Nullable(t.String(), 'Task description'),
+    firstSeenAt: Timestamp('First sighting'),
+    lastSeenAt: Timestamp('Last sighting'),
+    expiresInLastSeen: Int('Seconds left at the last sighting; with lastSeenAt it tells whether the order is active'),
+    startWarTime: Nullable(t.Integer(), 'War time the order started, when known'),
+    flags: Nullable(t.Integer(), 'Upstream flags'),
+    tasks: t.Union([t.Array(t.Any()), t.Null()], { description: 'Raw upstream task list [{type, values, valueTypes}]; null on rows captured before it existed' }),
+    rewards: t.Array(t.Any(), { description: 'Raw upstream reward list [{type, id32, amount}]' }),
+    rewardMedals: Int('Medals rewarded (type=1, amount>=2); 0 otherwise'),
+  },
+  { description: 'Major order row' },
+)
+export type MajorOrderRow = Static<typeof MajorOrderRow>
+
+export const ProgressRow = t.Object(
+  {
+    orderId32: Int('Order id'),
+    progress: t.Array(t.Number(), { description: 'Raw upstream progress, one slot per task; non-zero = done' }),
+    timestamp: Timestamp('Capture time of the full-status tick'),
+  },
+  { description: 'Major order progress row' },
+)
+export type ProgressRow = Static<typeof ProgressRow>
+
+/** /historical-major-orders: last seen first; every war when `warId` is undefined. */
+function orders(sql: Sql, f: { warId?: number }, p: Page): Promise<PageOf<MajorOrderRow>> {
+  const where = f.warId === undefined ? sql`` : sql`WHERE war_id = ${f.warId}`
+  return pageWithTotal(
+    sql<MajorOrderRow[]>`
+      SELECT ${selectRow(sql, MajorOrderRow, { warID: sql`war_id`, description: sql`task_description` })}
+      FROM major_orders ${where}
+      ORDER BY last_seen_at DESC, order_id32 DESC
+      LIMIT ${p.limit} OFFSET ${p.offset}`,
+    sql<{ n: number }[]>`SELECT count(*) AS n FROM major_orders ${where}`,
+  )
+}
+
+/** /historical-major-orders/:orderId/progress: newest first. */
+function progress(sql: Sql, f: { orderId32: number; range: TimeRange }, p: Page): Promise<PageOf<ProgressRow>> {
+  const where = sql`WHERE order_id32 = ${f.orderId32} ${withinRange(sql, 'captured_at', f.range)}`
+  return pageWithTotal(
+    sql<ProgressRow[]>`
+      SELECT ${selectRow(sql, ProgressRow, { timestamp: sql`captured_at` })}
+      FROM major_order_progress ${where}
+      ORDER BY captured_at DESC
+      LIMIT ${p.limit} OFFSET ${p.offset}`,
+    sql<{ n: number }[]>`SELECT count(*) AS n FROM major_order_progress ${where}`,
+  )
+}
+
+// ------------------------------------------------------------------ writes (full-status collector)
+
+export interface OrderInput {
+  order_id32: number
+  expires_in: number
+  start_war_time: number | null
+  setting_type: number
+  flags: number
+  title: string
+  briefing: string
+  task_description: string
+  tasks: unknown[]
+  rewards: unknown[]
+  reward_medals: number
+  progress: number[]
+}
+
+/**
+ * Every order of one tick, upserted (last sighting, time left, texts), plus its progress
+ * row. A sighting older than the stored one (a replayed tick) only adds its progress row.
+ */
+export async function upsertWithProgress(tx: Tx, at: Date, warId: number, orders: OrderInput[]) {
+  const json = JSON.stringify(orders)
+  const upserted = await tx`
+    INSERT INTO major_orders (order_id32, war_id, first_seen_at, last_seen_at, expires_in_last_seen, start_war_time,
+      setting_type, flags, title, briefing, task_description, tasks, rewards, reward_medals)
+    SELECT r.order_id32, ${warId}, ${at}, ${at}, r.expires_in, r.start_war_time, r.setting_type, r.flags, r.title,
+           r.briefing, r.task_description, r.tasks, r.rewards, r.reward_medals
+    FROM jsonb_to_recordset(${json}::text::jsonb) AS r(
+      order_id32 bigint, expires_in integer, start_war_time bigint, setting_type integer, flags integer, title text,
+      briefing text, task_description text, tasks jsonb, rewards jsonb, reward_medals integer)
+    ON CONFLICT (order_id32) DO UPDATE SET
+      last_seen_at = greatest(major_orders.last_seen_at, excluded.last_seen_at),
+      first_seen_at = least(major_orders.first_seen_at, excluded.first_seen_at),
+      expires_in_last_seen = CASE WHEN excluded.last_seen_at >= major_orders.last_seen_at
+                                  THEN excluded.expires_in_last_seen ELSE major_orders.expires_in_last_seen END,
+      start_war_time = coalesce(excluded.start_war_time, major_orders.start_war_time), setting_type = excluded.setting_type,
+      flags = excluded.flags, title = excluded.title, briefing = excluded.briefing,
+      task_description = excluded.task_description, tasks = excluded.tasks, rewards = excluded.rewards,
+      reward_medals = excluded.reward_medals`
+  const progress = await tx`
+    INSERT INTO major_order_progress (captured_at, order_id32, war_id, progress)
+    SELECT ${at}, r.order_id32, ${warId}, r.progress
+    FROM jsonb_to_recordset(${json}::text::jsonb) AS r(order_id32 bigint, progress jsonb)
+    ON CONFLICT DO NOTHING`
+  return { majorOrders: upserted.count, majorOrderProgress: progress.count }
+}
+
+/** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
+export const reads = { orders, progress }

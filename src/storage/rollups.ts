@@ -1,0 +1,52 @@
+/**
+ * The long-range rollups (sql/0004, sql/0005): one name per rollup on every edition,
+ * exact up to the last second. Refreshed by the service on Apache and plain PostgreSQL,
+ * by TimescaleDB's own policies on Community.
+ */
+import type { Sql, Tx } from '../db/connect.ts'
+import { refreshesOwnRollups, type Edition } from '../db/edition.ts'
+
+/**
+ * Rollups of the player counts, finest first. Every name is a continuous aggregate
+ * (Community) or a live view over a rollup table (other editions); both have the same
+ * columns and are exact up to the last second.
+ */
+export const PLAYER_COUNT_ROLLUPS = [
+  { name: 'player_count_5m', seconds: 300 },
+  { name: 'player_count_1h', seconds: 3600 },
+  { name: 'player_count_1d', seconds: 86_400 },
+] as const
+
+/** TimescaleDB's default time_bucket origin (a Monday), also used by the shim of sql/0001. */
+const BUCKET_ORIGIN_MS = Date.UTC(2000, 0, 3)
+
+/**
+ * time_bucket(width, at) computed here, for fixed widths: the start of the bucket holding
+ * `at`, aligned exactly as the database aligns rollup buckets (no round trip needed).
+ */
+export function timeBucket(widthS: number, at: Date): Date {
+  const w = widthS * 1000
+  return new Date(BUCKET_ORIGIN_MS + Math.floor((at.getTime() - BUCKET_ORIGIN_MS) / w) * w)
+}
+
+/**
+ * Materialize complete buckets of every service-refreshed rollup, coarse levels after
+ * the levels they read. A no-op on Community, where refresh policies do this.
+ * Returns rows written per rollup.
+ */
+export async function refreshRollups(sql: Sql, edition: Edition, now?: Date): Promise<Record<string, number>> {
+  if (!refreshesOwnRollups(edition)) return {}
+  const written: Record<string, number> = {}
+  const names = await sql<{ rollup_name: string }[]>`SELECT rollup_name FROM rollup_watermarks ORDER BY refresh_order, rollup_name`
+  for (const { rollup_name } of names) {
+    const [row] = await sql<{ n: number }[]>`
+      SELECT rollup_refresh(${rollup_name}, coalesce(${now ?? null}::timestamptz, now())) AS n`
+    written[rollup_name] = row?.n ?? 0
+  }
+  return written
+}
+
+/** Rows at or after `from` were written to `table`: buckets from there on are served live until the next refresh. */
+export async function invalidateRollups(sql: Sql | Tx, table: 'player_count_snapshots' | 'planet_status_snapshots', from: Date): Promise<void> {
+  await sql`SELECT rollup_invalidate(${table}, ${from})`
+}

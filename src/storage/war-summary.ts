@@ -1,0 +1,91 @@
+/**
+ * The war counters and war_summary_snapshots (one row of cumulative galaxy counters per
+ * full-status tick). `WarCounters` is the one declaration of the counters: the history
+ * rows, the per-planet statistics rows and the live /war-stats answer are built from it,
+ * and so are their SQL column lists. Adding a counter: the feed schema, this model, one
+ * migration (README, "Adding a war counter").
+ */
+import { t, type Static } from 'elysia'
+import type { Sql, Tx } from '../db/connect.ts'
+import { columnOf, selectRow, Timestamp } from './model.ts'
+import { pageWithTotal, withinRange, type Page, type PageOf, type TimeRange } from './query.ts'
+
+const Counter = (description: string) => t.Number({ description })
+
+/** Counters that only grow while a war lasts. */
+const CumulativeCounters = t.Object({
+  bugKills: Counter('Cumulative kills of the first enemy faction'),
+  automatonKills: Counter('Cumulative kills of the second enemy faction'),
+  illuminateKills: Counter('Cumulative kills of the third enemy faction'),
+  deaths: Counter('Cumulative deaths'),
+  missionsWon: Counter('Cumulative missions won'),
+  missionsLost: Counter('Cumulative missions lost'),
+  missionTime: Counter('Cumulative mission time'),
+  bulletsFired: Counter('Cumulative bullets fired'),
+  bulletsHit: Counter('Cumulative bullets hit'),
+  timePlayed: Counter('Cumulative time played'),
+  revives: Counter('Cumulative revives'),
+  friendlies: Counter('Cumulative friendly kills'),
+})
+
+export const WarCounters = t.Object({
+  ...CumulativeCounters.properties,
+  missionSuccessRate: Counter('Mission success rate (percent)'),
+  accuracy: Counter('Accuracy (percent)'),
+})
+export type WarCounters = Static<typeof WarCounters>
+export const COUNTER_KEYS = Object.keys(WarCounters.properties) as (keyof WarCounters)[]
+/** The counters' columns, in model order. */
+export const COUNTER_COLUMNS = COUNTER_KEYS.map(columnOf)
+/** The counters that only grow (the rates excluded): a change in one of them is news. */
+export const CUMULATIVE_KEYS = Object.keys(CumulativeCounters.properties) as (keyof WarCounters)[]
+
+/**
+ * The counters of a feed object whose fields carry the model's names, except those
+ * renamed in `renames` (model name → feed name, e.g. accuracy ← accurracy).
+ */
+export function countersOf(source: Record<string, unknown>, renames: Partial<Record<keyof WarCounters, string>> = {}): WarCounters {
+  const out = {} as Record<keyof WarCounters, number>
+  for (const key of COUNTER_KEYS) out[key] = source[renames[key] ?? key] as number
+  return out
+}
+
+/** The counters keyed by column, for `sql(row)` inserts. */
+export function counterColumns(c: WarCounters): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const key of COUNTER_KEYS) out[columnOf(key)] = c[key]
+  return out
+}
+
+export const WarSummaryRow = t.Object(
+  {
+    warID: t.Integer({ description: 'War id' }),
+    ...WarCounters.properties,
+    timestamp: Timestamp('Capture time of the full-status tick'),
+  },
+  { description: 'Historical war summary row; cumulative since the war started, one per full-status tick' },
+)
+export type WarSummaryRow = Static<typeof WarSummaryRow>
+
+/** /historical-war-summary: newest first. */
+function history(sql: Sql, f: { warId: number; range: TimeRange }, p: Page): Promise<PageOf<WarSummaryRow>> {
+  const where = sql`WHERE war_id = ${f.warId} ${withinRange(sql, 'captured_at', f.range)}`
+  return pageWithTotal(
+    sql<WarSummaryRow[]>`
+      SELECT ${selectRow(sql, WarSummaryRow, { warID: sql`war_id`, timestamp: sql`captured_at` })}
+      FROM war_summary_snapshots ${where}
+      ORDER BY captured_at DESC
+      LIMIT ${p.limit} OFFSET ${p.offset}`,
+    sql<{ n: number }[]>`SELECT count(*) AS n FROM war_summary_snapshots ${where}`,
+  )
+}
+
+/** The galaxy counters of one full-status tick. */
+export async function insert(tx: Tx, at: Date, warId: number, warTime: number, counters: WarCounters): Promise<number> {
+  const row = { captured_at: at, war_id: warId, upstream_war_time: warTime, ...counterColumns(counters) }
+  const r = await tx`INSERT INTO war_summary_snapshots ${tx(row)}`
+  return r.count
+}
+
+/** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
+export const reads = { history }

@@ -1,0 +1,37 @@
+import { describe, expect, test } from 'bun:test'
+import { Elysia } from 'elysia'
+import { throttleRoutes } from '../../src/routes/throttle.ts'
+import { createUpstreamClient, UPSTREAM_ENDPOINTS, type ThrottleSnapshot } from '../../src/feeds/upstream.ts'
+
+const get = (app: { handle(r: Request): Promise<Response> }) => app.handle(new Request('http://localhost/health/throttle'))
+
+describe('GET /health/throttle', () => {
+  test('returns the spec shape of a real client, uncached', async () => {
+    let calls = 0
+    let nowMs = 1_767_225_600_000
+    const client = createUpstreamClient({
+      baseUrl: 'http://upstream.test/api', timeoutMs: 100, userAgent: 'test', now: () => nowMs,
+      fetch: async () => (++calls === 1 ? new Response(null, { status: 429 }) : new Response('{"galaxy_stats":{}}')),
+    })
+    await client.summary(801).catch(() => {})
+    nowMs += 5000 // past the failure hold
+    await client.summary(801).catch(() => {})
+    const res = await get(new Elysia().use(throttleRoutes(client)))
+    expect(res.status).toBe(200)
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    const body = (await res.json()) as ThrottleSnapshot
+    expect(body.config).toEqual({ initialTtlS: 15, backoffStepS: 15, maxTtlS: 300 })
+    expect(body.endpoints.map((e) => e.endpoint)).toEqual([...UPSTREAM_ENDPOINTS])
+    expect(body.endpoints[1]).toEqual({
+      endpoint: 'summary', ttlS: 30, lastBumpAt: '2026-01-01T00:00:00.000Z', lastSuccessAt: null,
+      hits: 0, misses: 2, ok: 0, rateLimited: 1, errors: 1, hitRate: 0,
+    })
+    for (const e of body.endpoints) expect(Object.keys(e).sort()).toEqual(Object.keys(body.endpoints[1]!).sort())
+  })
+
+  test('a snapshot that breaks the schema is not served', async () => {
+    const broken = { snapshot: () => ({ config: { initialTtlS: 15, backoffStepS: 15, maxTtlS: 300 }, endpoints: [{ endpoint: 'status', ttlS: 'soon' }] }) }
+    const res = await get(new Elysia().use(throttleRoutes(broken as unknown as { snapshot(): ThrottleSnapshot })))
+    expect(res.status).not.toBe(200)
+  })
+})

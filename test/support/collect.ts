@@ -1,0 +1,24 @@
+/** Running collectors in tests: through the same runner as the routes, the CLI and the schedule. */
+import { COLLECTORS, type CollectorName } from '../../src/collect/index.ts'
+import { CollectorRunner, type RunnerDeps, type RunOptions } from '../../src/collect/runner.ts'
+import type { Config } from '../../src/config.ts'
+import type { Database } from '../../src/db/index.ts'
+import type { Feeds } from '../../src/feeds/index.ts'
+import { silentLogger, type Logger } from '../../src/log.ts'
+import { createStore } from '../../src/storage/index.ts'
+
+export interface TestRunnerOptions {
+  config?: Pick<Config, 'warId'>
+  log?: Logger
+  /** Routes' and CLI's behaviour: planet-stats refuses a war that is not the upstream's current one. */
+  currentWar?: RunnerDeps['currentWar']
+}
+
+export function testRunner(db: Pick<Database, 'sql' | 'gate'>, feeds: Feeds, opts: TestRunnerOptions = {}): CollectorRunner {
+  return new CollectorRunner({
+    db, store: createStore(db), feeds, log: opts.log ?? silentLogger, config: opts.config ?? { warId: 801 }, currentWar: opts.currentWar,
+  })
+}
+
+/** One run of a collector now (fetch and write), as a POST route does. */
+export const collect = (runner: CollectorRunner, name: CollectorName, opts?: RunOptions) => runner.runOnce(COLLECTORS[name], opts)

@@ -5,6 +5,9 @@
 #   scripts/testdb.sh start    build the chroot if needed (cached), start a fresh cluster,
 #                              print ONLY its URL on stdout (progress goes to stderr).
 #                              Idempotent: if this instance already runs, print its URL.
+#                              The first build (debootstrap, ~40 s, ~414 MB) prints each
+#                              step with the elapsed time, at least every 10 s; a failed
+#                              build keeps its log in $TESTDB_CHROOT.failed-build.log.
 #   scripts/testdb.sh stop     stop this instance's cluster and delete its data dir.
 #   scripts/testdb.sh status   print "running" or "stopped".
 #
@@ -33,6 +36,8 @@ STAMP_NAME=".gws-testdb-complete"
 LOCK_FILE="${CHROOT}.lock"
 LOCK_WAIT="${TESTDB_LOCK_WAIT:-1200}"
 BUILD_TMP=""
+DEBOOTSTRAP_PID=""
+FAILED_LOG="${CHROOT}.failed-build.log"
 CHROOT_BIN=$(command -v chroot || true)
 
 log() { printf 'testdb: %s\n' "$*" >&2; }
@@ -196,6 +201,17 @@ take_lock() {
 }
 
 on_exit() {
+  if [[ -n $DEBOOTSTRAP_PID ]] && pid_alive "$DEBOOTSTRAP_PID"; then
+    local pgid i
+    pgid=$(ps -o pgid= -p "$DEBOOTSTRAP_PID" 2>/dev/null | tr -d ' ' || true)
+    log "stopping debootstrap (pid $DEBOOTSTRAP_PID)"
+    if [[ $pgid == "$DEBOOTSTRAP_PID" ]]; then
+      kill -TERM -- "-$pgid" 2>/dev/null || true     # its own group: debootstrap and its children
+    else
+      kill -TERM "$DEBOOTSTRAP_PID" 2>/dev/null || true
+    fi
+    for ((i = 0; i < 100; i++)); do pid_alive "$DEBOOTSTRAP_PID" || break; sleep 0.1; done
+  fi
   if [[ -n $BUILD_TMP && -e $BUILD_TMP ]]; then
     log "removing unfinished build $BUILD_TMP"
     safe_rm "$BUILD_TMP"
@@ -220,6 +236,62 @@ ensure_debootstrap() {
   command -v debootstrap >/dev/null || unavailable "debootstrap still missing after apt-get install"
 }
 
+secs_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%d", b - a }'; }
+
+# debootstrap's current step from its output so far: "step<TAB>detail".
+build_step() {
+  awk '
+    function pkg(s) { s = $3; sub(/\.\.\.$/, "", s); sub(/:[a-z0-9]+$/, "", s); return s }
+    /^I: (Retrieving|Validating) (InRelease|Release|Packages)/ || /^I: (Checking|Valid) Release/ {
+      step = "downloading package lists"; detail = ""; next }
+    /^I: Resolving dependencies/    { step = "resolving dependencies"; detail = ""; next }
+    /^I: Checking component/        { step = "downloading packages"; detail = ""; next }
+    /^I: Retrieving /               { step = "downloading packages"; d++; detail = d " so far, " pkg(); next }
+    /^I: Extracting /               { step = "extracting essential packages"; x++; detail = x " so far, " pkg(); next }
+    /^I: Installing core packages/  { step = "installing core packages"; detail = ""; next }
+    /^I: Unpacking /                { step = "unpacking packages"; u++; detail = u " so far, " pkg(); next }
+    /^I: Configuring /              { step = "configuring packages"; c++; detail = c " so far, " pkg(); next }
+    /^I: Base system installed/     { step = "base system installed"; detail = ""; next }
+    /^[WE]: /                       { detail = $0 }
+    END { printf "%s\t%s\n", (step == "" ? "starting" : step), detail }
+  ' "$1" 2>/dev/null
+}
+
+# While debootstrap (PID) runs: a line on stderr at each new step, and at least every 10 s.
+build_progress() {
+  local pid=$1 blog=$2 t0=$3 cur step detail last_step="" last_print=0 t
+  while kill -0 "$pid" 2>/dev/null; do
+    cur=$(build_step "$blog")
+    step=${cur%%$'\t'*}; detail=${cur#*$'\t'}
+    t=$(secs_since "$t0")
+    if [[ $step != "$last_step" ]] || ((t - last_print >= 10)); then
+      log "[${t}s] debootstrap: $step${detail:+ ($detail)}"
+      last_step=$step; last_print=$t
+    fi
+    sleep 1
+  done
+}
+
+# Keep the log of a failed build (debootstrap's own debootstrap.log appended), show its end.
+build_failed() {
+  local rc=$1 blog=$2 t0=$3 inner="$BUILD_TMP/debootstrap/debootstrap.log"
+  {
+    cat -- "$blog"
+    if [[ -f $inner ]]; then
+      printf '\n----- %s -----\n' "$inner"
+      cat -- "$inner"
+    fi
+  } >"$FAILED_LOG" 2>/dev/null || true
+  rm -f -- "$blog"
+  log "[$(secs_since "$t0")s] debootstrap FAILED (exit $rc); last lines of its output:"
+  grep -v '^$' "$FAILED_LOG" | sed -n '/^----- /q;p' | tail -n 12 | sed 's/^/  | /' >&2 || true
+  if [[ -f $inner ]]; then
+    log "last lines of debootstrap's own log (appended to the kept log):"
+    tail -n 12 -- "$inner" | sed 's/^/  | /' >&2 || true
+  fi
+  die "debootstrap failed; build log kept: $FAILED_LOG"
+}
+
 ensure_chroot() {
   [[ -f $CHROOT/$STAMP_NAME ]] && return 0
   ensure_debootstrap
@@ -242,12 +314,20 @@ ensure_chroot() {
   chmod 0755 "$BUILD_TMP"    # mktemp makes it 0700: the chroot's postgres user must traverse /
   blog="$BUILD_TMP.log"
   t0=$(now)
-  log "building $SUITE chroot with postgresql-$PGVER + timescaledb into $BUILD_TMP (log: $blog); ~1 min"
-  if ! debootstrap --variant=minbase --include="postgresql-$PGVER,postgresql-$PGVER-timescaledb" \
-      "$SUITE" "$BUILD_TMP" </dev/null >"$blog" 2>&1 9>&-; then
-    tail -n 25 "$blog" >&2
-    die "debootstrap failed (full log: $blog)"
+  log "building $SUITE chroot with postgresql-$PGVER + timescaledb into $BUILD_TMP (log: $blog); ~1 min, ~400 MB"
+  local rc=0
+  # In a process group of its own (setsid: pgid = its pid), so that an interrupted build
+  # can stop debootstrap together with the dpkg/wget it runs.
+  setsid debootstrap --variant=minbase --include="postgresql-$PGVER,postgresql-$PGVER-timescaledb" \
+    "$SUITE" "$BUILD_TMP" </dev/null >"$blog" 2>&1 9>&- &
+  DEBOOTSTRAP_PID=$!
+  build_progress "$DEBOOTSTRAP_PID" "$blog" "$t0"
+  wait "$DEBOOTSTRAP_PID" || rc=$?
+  DEBOOTSTRAP_PID=""
+  if ((rc != 0)); then
+    build_failed "$rc" "$blog" "$t0"
   fi
+  log "[$(secs_since "$t0")s] debootstrap done; trimming the tree (apt caches, docs, locales)"
   # Leave no mounts behind, then drop what a test server never reads.
   local m
   while read -r m; do umount -l -- "$m" || true; done \
@@ -267,8 +347,8 @@ ensure_chroot() {
   } >"$BUILD_TMP/$STAMP_NAME"
   mv -T -- "$BUILD_TMP" "$CHROOT"        # atomic: the chroot appears complete or not at all
   BUILD_TMP=""
-  rm -f -- "$blog"
-  log "chroot ready in $(elapsed "$t0")s ($(du -sh "$CHROOT" 2>/dev/null | cut -f1)): $CHROOT"
+  rm -f -- "$blog" "$FAILED_LOG"
+  log "[$(secs_since "$t0")s] chroot ready ($(du -sh "$CHROOT" 2>/dev/null | cut -f1)): $CHROOT"
 }
 
 # ---------------------------------------------------------------- cluster

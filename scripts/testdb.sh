@@ -11,6 +11,17 @@
 #   scripts/testdb.sh stop     stop this instance's cluster and delete its data dir.
 #   scripts/testdb.sh status   print "running" or "stopped".
 #
+# Outage drills for tests (same TESTDB_NAME):
+#   scripts/testdb.sh pause    stop the server, keep its data (connections are closed;
+#                              new ones are refused).
+#   scripts/testdb.sh resume   start it again on the same port, with the same data.
+#   scripts/testdb.sh freeze   SIGSTOP the postmaster and all its child processes (backends,
+#                              background workers): TCP connections stay open and new ones
+#                              are accepted by the kernel, but nothing answers (a hung
+#                              server, not a dead one).
+#   scripts/testdb.sh thaw     SIGCONT them: everything goes on where it stopped.
+#                              `stop` and `pause` thaw a frozen server first.
+#
 # Environment:
 #   TESTDB_CHROOT      chroot dir (default /var/tmp/gws-timescaledb-trixie), outside the repo
 #   TESTDB_PORT        preferred port (default 54329); the next free one is used if busy
@@ -49,7 +60,7 @@ unavailable() {
   exit 3
 }
 
-usage() { echo "usage: $0 start|stop|status|pause|resume" >&2; exit 2; }
+usage() { echo "usage: $0 start|stop|status|pause|resume|freeze|thaw" >&2; exit 2; }
 
 [[ $NAME =~ ^[A-Za-z0-9_.-]+$ ]] || die "TESTDB_NAME must match [A-Za-z0-9_.-]+ (got '$NAME')"
 if ! [[ $PREFERRED_PORT =~ ^[0-9]+$ ]] || ((PREFERRED_PORT < 1024 || PREFERRED_PORT > 65000)); then
@@ -92,6 +103,33 @@ postmaster_pid() {
     return 1
   fi
   echo "$pid"
+}
+
+# Direct children of postmaster PID (backends, walsenders, background workers), each
+# checked to be its child and to run inside our chroot, just before it is listed.
+postmaster_children() {
+  local ppid=$1 c
+  for c in $(ps -o pid= --ppid "$ppid" 2>/dev/null || true); do
+    [[ $(awk '{ print $4 }' "/proc/$c/stat" 2>/dev/null) == "$ppid" ]] || continue
+    [[ $(readlink "/proc/$c/root" 2>/dev/null) == "$(chroot_real)" ]] || continue
+    echo "$c"
+  done
+}
+
+# SIGSTOP (freeze) or SIGCONT (thaw) the postmaster of DATA and all its children. Freezing
+# stops the postmaster first, so no child is forked after the list is taken; thawing wakes
+# the children first, then the postmaster. Prints the number of processes signalled.
+signal_cluster() {
+  local sig=$1 data=$2 pid c n=0
+  pid=$(postmaster_pid "$data") || return 1
+  if [[ $sig == STOP ]]; then
+    kill -STOP "$pid" && n=1
+    for c in $(postmaster_children "$pid"); do kill -STOP "$c" 2>/dev/null && n=$((n + 1)); done
+  else
+    for c in $(postmaster_children "$pid"); do kill -CONT "$c" 2>/dev/null && n=$((n + 1)); done
+    kill -CONT "$pid" && n=$((n + 1))
+  fi
+  echo "$n"
 }
 
 # Unmount anything mounted below DIR (an interrupted debootstrap can leave proc/sys mounted),
@@ -143,6 +181,7 @@ stop_data() {
   data=$(data_host "$port")
   if pid=$(postmaster_pid "$data"); then
     log "stopping postmaster $pid (port $port)"
+    signal_cluster CONT "$data" >/dev/null || true    # a frozen server cannot shut down
     kill -INT "$pid" 2>/dev/null || true              # fast shutdown
     for ((i = 0; i < 300; i++)); do pid_alive "$pid" || break; sleep 0.1; done
     if pid_alive "$pid"; then
@@ -457,6 +496,7 @@ cmd_status() {
 cmd_pause() {
   require_host
   read_state "$NAME" || die "instance '$NAME' not started"
+  signal_cluster CONT "$(data_host "$STATE_PORT")" >/dev/null 2>&1 || true   # thaw a frozen server
   in_chroot "$PGBIN/pg_ctl" -D "$(data_rel "$STATE_PORT")" -m fast -w -t 30 stop </dev/null >/dev/null 2>&1 \
     || die "could not pause instance '$NAME'"
   log "instance '$NAME' paused (data kept)"
@@ -472,10 +512,22 @@ cmd_resume() {
   log "instance '$NAME' resumed on port $STATE_PORT"
 }
 
+# Hung-server drills: freeze every process of the cluster (SIGSTOP), thaw it (SIGCONT).
+cmd_freeze() {
+  local sig=$1 what=$2 n
+  require_host
+  read_state "$NAME" || die "instance '$NAME' not started"
+  n=$(signal_cluster "$sig" "$(data_host "$STATE_PORT")") \
+    || die "instance '$NAME' has no running server on port $STATE_PORT"
+  log "instance '$NAME' $what (port $STATE_PORT; postmaster and $((n - 1)) child processes)"
+}
+
 case "${1:-}" in
   start) cmd_start ;;
   pause) cmd_pause ;;
   resume) cmd_resume ;;
+  freeze) cmd_freeze STOP frozen ;;
+  thaw) cmd_freeze CONT thawed ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
   *) usage ;;

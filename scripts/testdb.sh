@@ -165,6 +165,18 @@ read_state() {
   [[ $STATE_PORT =~ ^[0-9]+$ ]]
 }
 
+# Succeeds if the data dir of PORT is still claimed by an instance's state file: a paused
+# instance keeps its data dir while nothing listens on its port, and another instance's
+# start must not take it for a stale one.
+data_claimed() {
+  local port=$1 data owner
+  data=$(data_host "$port")
+  [[ -f $data/gws-testdb-instance ]] || return 1
+  owner=$(cat "$data/gws-testdb-instance" 2>/dev/null || true)
+  [[ $owner =~ ^[A-Za-z0-9_.-]+$ ]] || return 1
+  (read_state "$owner" && [[ $STATE_PORT == "$port" ]])
+}
+
 # Succeeds (printing the port) if instance $1 has a live postmaster in its own data dir.
 instance_running() {
   local name=$1 data
@@ -398,6 +410,7 @@ start_on_port() {
   rel=$(data_rel "$port"); data=$(data_host "$port")
   if [[ -e $data ]]; then
     if postmaster_pid "$data" >/dev/null; then return 10; fi
+    if data_claimed "$port"; then return 10; fi        # a paused instance's data
     log "removing stale data dir $data"
     safe_rm "$data"
   fi

@@ -22,6 +22,19 @@
 #   scripts/testdb.sh thaw     SIGCONT them: everything goes on where it stopped.
 #                              `stop` and `pause` thaw a frozen server first.
 #
+# A streaming read replica of a running instance (for read-replica tests):
+#   scripts/testdb.sh replica  create a hot-standby replica of this instance with
+#                              pg_basebackup (a physical replication slot keeps the WAL it
+#                              needs), start it on the next free port after the primary's,
+#                              print ONLY its URL on stdout. Idempotent like `start`. The
+#                              replica is read-only (pg_is_in_recovery() is true).
+#   scripts/testdb.sh replica-stop            stop and delete the replica, drop its slot.
+#   scripts/testdb.sh replica-status          print "running" or "stopped".
+#   scripts/testdb.sh replica-pause|replica-resume|replica-freeze|replica-thaw
+#                              the outage drills above, on the replica (a paused or frozen
+#                              replica catches up when it is back).
+#   `stop` of the instance stops and deletes its replica too; so does the orphan cleanup.
+#
 # Environment:
 #   TESTDB_CHROOT      chroot dir (default /var/tmp/gws-timescaledb-trixie), outside the repo
 #   TESTDB_PORT        preferred port (default 54329); the next free one is used if busy
@@ -60,7 +73,10 @@ unavailable() {
   exit 3
 }
 
-usage() { echo "usage: $0 start|stop|status|pause|resume|freeze|thaw" >&2; exit 2; }
+usage() {
+  echo "usage: $0 start|stop|status|pause|resume|freeze|thaw|replica|replica-stop|replica-status|replica-pause|replica-resume|replica-freeze|replica-thaw" >&2
+  exit 2
+}
 
 [[ $NAME =~ ^[A-Za-z0-9_.-]+$ ]] || die "TESTDB_NAME must match [A-Za-z0-9_.-]+ (got '$NAME')"
 if ! [[ $PREFERRED_PORT =~ ^[0-9]+$ ]] || ((PREFERRED_PORT < 1024 || PREFERRED_PORT > 65000)); then
@@ -155,6 +171,59 @@ state_file() { printf '%s/var/tmp/gws-testdb-%s.state' "$CHROOT" "$1"; }
 data_rel() { printf '/var/tmp/gws-data-%s' "$1"; }          # path inside the chroot
 data_host() { printf '%s%s' "$CHROOT" "$(data_rel "$1")"; }  # same path on the host
 
+replica_file() { printf '%s/var/tmp/gws-testdb-%s.replica' "$CHROOT" "$1"; }
+REPLICA_SLOT=gws_testdb_replica
+
+# Reads the port of instance $1's replica into REPLICA_PORT; fails if it has none.
+read_replica() {
+  local f
+  f=$(replica_file "$1")
+  REPLICA_PORT=""
+  [[ -f $f ]] || return 1
+  read -r REPLICA_PORT <"$f" || true
+  [[ $REPLICA_PORT =~ ^[0-9]+$ ]]
+}
+
+# Succeeds if the data dir of PORT $2 is marked as belonging to $1 ("NAME" for an
+# instance's primary, "NAME/replica" for its replica).
+data_owned_by() {
+  local data
+  data=$(data_host "$2")
+  [[ -f $data/gws-testdb-instance && $(cat "$data/gws-testdb-instance" 2>/dev/null) == "$1" ]]
+}
+
+# Succeeds (printing the port) if instance $1's replica has a live postmaster in its data dir.
+replica_running() {
+  read_replica "$1" || return 1
+  data_owned_by "$1/replica" "$REPLICA_PORT" || return 1
+  postmaster_pid "$(data_host "$REPLICA_PORT")" >/dev/null || return 1
+  echo "$REPLICA_PORT"
+}
+
+# psql as postgres on 127.0.0.1:PORT, inside the chroot; gives up after 3 s on a server that
+# does not answer (paused, frozen).
+psql_on() {
+  in_chroot "$PGBIN/psql" -X -At -h 127.0.0.1 -p "$1" -U postgres \
+    -d "dbname=postgres connect_timeout=3 options='-c statement_timeout=5000'" -c "$2" </dev/null
+}
+
+# Drop the replica's replication slot on the primary (port $1) unless a replica uses it.
+drop_slot() {
+  psql_on "$1" "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots
+                WHERE slot_name = '$REPLICA_SLOT' AND NOT active" >/dev/null 2>&1 \
+    || log "warning: could not drop replication slot $REPLICA_SLOT on port $1"
+}
+
+# Stop and delete instance $1's replica, if any; with a primary port $2, drop its slot there.
+stop_replica() {
+  local name=$1 pport=${2:-}
+  if read_replica "$name" && data_owned_by "$name/replica" "$REPLICA_PORT"; then
+    stop_data "$REPLICA_PORT"
+  fi
+  rm -f -- "$(replica_file "$name")"
+  if [[ -n $pport ]]; then drop_slot "$pport"; fi
+}
+
 # Reads "port owner" of instance $1 into STATE_PORT / STATE_OWNER; fails if none.
 read_state() {
   local f
@@ -173,6 +242,10 @@ data_claimed() {
   data=$(data_host "$port")
   [[ -f $data/gws-testdb-instance ]] || return 1
   owner=$(cat "$data/gws-testdb-instance" 2>/dev/null || true)
+  if [[ $owner =~ ^([A-Za-z0-9_.-]+)/replica$ ]]; then
+    (read_replica "${BASH_REMATCH[1]}" && [[ $REPLICA_PORT == "$port" ]])
+    return
+  fi
   [[ $owner =~ ^[A-Za-z0-9_.-]+$ ]] || return 1
   (read_state "$owner" && [[ $STATE_PORT == "$port" ]])
 }
@@ -208,6 +281,7 @@ stop_data() {
 
 stop_instance() {
   local name=$1
+  stop_replica "$name"       # first: it would only retry connecting to a stopped primary
   if read_state "$name"; then
     local data
     data=$(data_host "$STATE_PORT")
@@ -230,6 +304,13 @@ gc_orphans() {
     if [[ -n $STATE_OWNER ]] && ! pid_alive "$STATE_OWNER"; then
       log "instance '$name' (port $STATE_PORT): owner $STATE_OWNER is gone; stopping it"
       stop_instance "$name"
+    fi
+  done
+  for f in "$CHROOT"/var/tmp/gws-testdb-*.replica; do
+    name=${f##*/gws-testdb-}; name=${name%.replica}
+    if [[ ! -f $(state_file "$name") ]]; then
+      log "replica of instance '$name' has no primary record; stopping it"
+      stop_replica "$name"
     fi
   done
   shopt -u nullglob
@@ -432,7 +513,15 @@ fsync = off
 synchronous_commit = off
 full_page_writes = off
 max_connections = 200
+# streaming replication for scripts/testdb.sh replica (PostgreSQL 17's defaults, stated)
+wal_level = replica
+max_wal_senders = 10
+max_replication_slots = 10
+hot_standby = on
 EOF
+  # initdb -A trust allows replication connections from 127.0.0.1; make sure of it.
+  grep -qE '^[[:space:]]*host[[:space:]]+replication[[:space:]]+(all|postgres)[[:space:]]+127\.0\.0\.1/32[[:space:]]+trust' \
+    "$data/pg_hba.conf" || printf 'host replication postgres 127.0.0.1/32 trust\n' >>"$data/pg_hba.conf"
   if ! in_chroot "$PGBIN/pg_ctl" -D "$rel" -l "$rel/server.log" -w -t 60 start </dev/null >/dev/null 2>&1; then
     if grep -qE 'could not bind|Address already in use|could not create any TCP/IP sockets' "$data/server.log" 2>/dev/null; then
       safe_rm "$data"
@@ -486,7 +575,7 @@ cmd_stop() {
   require_host
   [[ -d $CHROOT ]] || { log "no chroot at $CHROOT: nothing to stop"; return 0; }
   take_lock
-  if read_state "$NAME"; then
+  if read_state "$NAME" || read_replica "$NAME"; then
     stop_instance "$NAME"
     log "instance '$NAME' stopped"
   else
@@ -504,44 +593,184 @@ cmd_status() {
   fi
 }
 
+# ---------------------------------------------------------------- drills
+
+# Sets TARGET_PORT and TARGET_LABEL for a drill on this instance ("primary") or its replica.
+target() {
+  if [[ $1 == replica ]]; then
+    if ! { read_replica "$NAME" && data_owned_by "$NAME/replica" "$REPLICA_PORT"; }; then
+      die "instance '$NAME' has no replica (TESTDB_NAME=$NAME $0 replica)"
+    fi
+    TARGET_PORT=$REPLICA_PORT; TARGET_LABEL="replica of instance '$NAME'"
+  else
+    read_state "$NAME" || die "instance '$NAME' not started"
+    TARGET_PORT=$STATE_PORT; TARGET_LABEL="instance '$NAME'"
+  fi
+}
+
 # Outage drills for tests: stop the server but keep its data, then start it again on the
 # same port (stop/start would throw the data away).
 cmd_pause() {
   require_host
-  read_state "$NAME" || die "instance '$NAME' not started"
-  signal_cluster CONT "$(data_host "$STATE_PORT")" >/dev/null 2>&1 || true   # thaw a frozen server
-  in_chroot "$PGBIN/pg_ctl" -D "$(data_rel "$STATE_PORT")" -m fast -w -t 30 stop </dev/null >/dev/null 2>&1 \
-    || die "could not pause instance '$NAME'"
-  log "instance '$NAME' paused (data kept)"
+  target "$1"
+  signal_cluster CONT "$(data_host "$TARGET_PORT")" >/dev/null 2>&1 || true   # thaw a frozen server
+  in_chroot "$PGBIN/pg_ctl" -D "$(data_rel "$TARGET_PORT")" -m fast -w -t 30 stop </dev/null >/dev/null 2>&1 \
+    || die "could not pause $TARGET_LABEL"
+  log "$TARGET_LABEL paused (data kept)"
 }
 
 cmd_resume() {
   require_host
-  read_state "$NAME" || die "instance '$NAME' not started"
+  target "$1"
   local rel
-  rel=$(data_rel "$STATE_PORT")
+  rel=$(data_rel "$TARGET_PORT")
   in_chroot "$PGBIN/pg_ctl" -D "$rel" -l "$rel/server.log" -w -t 60 start </dev/null >/dev/null 2>&1 \
-    || die "could not resume instance '$NAME'"
-  log "instance '$NAME' resumed on port $STATE_PORT"
+    || die "could not resume $TARGET_LABEL"
+  log "$TARGET_LABEL resumed on port $TARGET_PORT"
 }
 
 # Hung-server drills: freeze every process of the cluster (SIGSTOP), thaw it (SIGCONT).
 cmd_freeze() {
-  local sig=$1 what=$2 n
+  local sig=$2 what=$3 n
   require_host
-  read_state "$NAME" || die "instance '$NAME' not started"
-  n=$(signal_cluster "$sig" "$(data_host "$STATE_PORT")") \
-    || die "instance '$NAME' has no running server on port $STATE_PORT"
-  log "instance '$NAME' $what (port $STATE_PORT; postmaster and $((n - 1)) child processes)"
+  target "$1"
+  n=$(signal_cluster "$sig" "$(data_host "$TARGET_PORT")") \
+    || die "$TARGET_LABEL has no running server on port $TARGET_PORT"
+  log "$TARGET_LABEL $what (port $TARGET_PORT; postmaster and $((n - 1)) child processes)"
+}
+
+# ---------------------------------------------------------------- replica
+
+# Try to create and start instance NAME's replica of the primary on port $1, on port $2.
+# Returns 0 started, 10 port taken, 1 error.
+start_replica_on_port() {
+  local pport=$1 port=$2 rel data blog
+  rel=$(data_rel "$port"); data=$(data_host "$port")
+  if [[ -e $data ]]; then
+    if postmaster_pid "$data" >/dev/null; then return 10; fi
+    if data_claimed "$port"; then return 10; fi        # a paused instance's data
+    log "removing stale data dir $data"
+    safe_rm "$data"
+  fi
+  drop_slot "$pport"                                   # left by an earlier attempt
+  blog="$CHROOT/var/tmp/gws-basebackup-$port.log"
+  # -R: standby.signal + primary_conninfo/primary_slot_name; -C -S: a physical slot, so the
+  # primary keeps the WAL a paused replica still needs.
+  if ! in_chroot "$PGBIN/pg_basebackup" -h 127.0.0.1 -p "$pport" -U postgres -D "$rel" \
+      -X stream -R -C -S "$REPLICA_SLOT" --checkpoint=fast --no-sync </dev/null >"$blog" 2>&1; then
+    cat -- "$blog" >&2
+    rm -f -- "$blog"
+    safe_rm "$data"
+    drop_slot "$pport"
+    return 1
+  fi
+  rm -f -- "$blog" "$data/server.log"                 # the primary's log, copied along
+  printf '%s/replica\n' "$NAME" >"$data/gws-testdb-instance"
+  cat >>"$data/postgresql.conf" <<EOF
+
+# --- scripts/testdb.sh: hot-standby streaming replica of instance '$NAME' (primary port $pport) ---
+port = $port
+unix_socket_directories = '$rel'
+hot_standby = on
+hot_standby_feedback = on
+wal_receiver_status_interval = 1s
+wal_retrieve_retry_interval = 1s
+EOF
+  if ! in_chroot "$PGBIN/pg_ctl" -D "$rel" -l "$rel/server.log" -w -t 60 start </dev/null >/dev/null 2>&1; then
+    if grep -qE 'could not bind|Address already in use|could not create any TCP/IP sockets' "$data/server.log" 2>/dev/null; then
+      safe_rm "$data"
+      drop_slot "$pport"
+      return 10
+    fi
+    tail -n 25 "$data/server.log" >&2 || true
+    stop_data "$port"
+    drop_slot "$pport"
+    return 1
+  fi
+  return 0
+}
+
+cmd_replica() {
+  local t0 pport port rc tries i status=""
+  t0=$(now)
+  require_host
+  [[ -d $CHROOT/var/tmp ]] || die "no chroot at $CHROOT: start the instance first"
+  take_lock
+  pport=$(instance_running "$NAME") \
+    || die "instance '$NAME' is not running: start it first (TESTDB_NAME=$NAME $0 start)"
+  if port=$(replica_running "$NAME"); then
+    log "replica of instance '$NAME' already running on port $port"
+    url_for "$port"
+    return 0
+  fi
+  stop_replica "$NAME" "$pport"      # clear what a crashed earlier replica left
+  port=$((pport + 1))
+  for ((tries = 0; ; tries++)); do
+    ((tries < 50 && port <= 65000)) || die "no free port for the replica in $((pport + 1))..$port"
+    if port_in_use "$port"; then
+      port=$((port + 1)); continue
+    fi
+    rc=0; start_replica_on_port "$pport" "$port" || rc=$?
+    case $rc in
+      0) break ;;
+      10) port=$((port + 1)) ;;
+      *) die "could not start a replica of instance '$NAME' on port $port" ;;
+    esac
+  done
+  printf '%s\n' "$port" >"$(replica_file "$NAME")"
+  # A hot standby that answers over TCP, and streams from the primary.
+  for ((i = 0; i < 100; i++)); do
+    status=$(psql_on "$port" "SELECT pg_is_in_recovery()::text || ' ' || coalesce((SELECT status FROM pg_stat_wal_receiver), 'none')" 2>/dev/null || true)
+    [[ $status == "true streaming" ]] && break
+    sleep 0.1
+  done
+  if [[ $status != "true streaming" ]]; then
+    tail -n 25 "$(data_host "$port")/server.log" >&2 || true
+    stop_replica "$NAME" "$pport"
+    die "replica on port $port is not streaming from port $pport (recovery, receiver: ${status:-no answer})"
+  fi
+  log "streaming replica of instance '$NAME' (primary port $pport) ready on port $port ($(elapsed "$t0")s)"
+  url_for "$port"
+}
+
+cmd_replica_stop() {
+  require_host
+  [[ -d $CHROOT/var/tmp ]] || { log "no chroot at $CHROOT: nothing to stop"; return 0; }
+  take_lock
+  local pport=""
+  pport=$(instance_running "$NAME" 2>/dev/null) || pport=""
+  if read_replica "$NAME"; then
+    stop_replica "$NAME" "$pport"
+    log "replica of instance '$NAME' stopped"
+  else
+    log "instance '$NAME' has no replica"
+  fi
+}
+
+cmd_replica_status() {
+  local port
+  if [[ -d $CHROOT/var/tmp ]] && port=$(replica_running "$NAME" 2>/dev/null); then
+    log "replica of instance '$NAME': $(url_for "$port")"
+    echo running
+  else
+    echo stopped
+  fi
 }
 
 case "${1:-}" in
   start) cmd_start ;;
-  pause) cmd_pause ;;
-  resume) cmd_resume ;;
-  freeze) cmd_freeze STOP frozen ;;
-  thaw) cmd_freeze CONT thawed ;;
+  pause) cmd_pause primary ;;
+  resume) cmd_resume primary ;;
+  freeze) cmd_freeze primary STOP frozen ;;
+  thaw) cmd_freeze primary CONT thawed ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
+  replica) cmd_replica ;;
+  replica-stop) cmd_replica_stop ;;
+  replica-status) cmd_replica_status ;;
+  replica-pause) cmd_pause replica ;;
+  replica-resume) cmd_resume replica ;;
+  replica-freeze) cmd_freeze replica STOP frozen ;;
+  replica-thaw) cmd_freeze replica CONT thawed ;;
   *) usage ;;
 esac

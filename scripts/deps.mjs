@@ -35,6 +35,7 @@ const lockRoot = lock.packages?.[''] ?? {}
 
 /** Why the runtime tree is not complete, or null when it is. */
 function missing() {
+  if (!existsSync(join(ROOT, 'node_modules'))) return 'no node_modules yet'
   for (const field of ['dependencies', 'devDependencies']) {
     const a = JSON.stringify(Object.entries(pkg[field] ?? {}).sort())
     const b = JSON.stringify(Object.entries(lockRoot[field] ?? {}).sort())

@@ -133,7 +133,8 @@ summary="$pass passed, $fail failed"
 echo "$summary"
 if ((todo > 0)); then
   echo "$todo todo: known bugs pinned by test.todo (not failures; run them with 'bun test --todo'):"
-  sed -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$LOG" | sed -n 's/^(todo) /  - /p' | cut -c1-200
+  # bun names each todo test twice (in its file's list and in its closing recap): once here.
+  sed -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$LOG" | sed -n 's/^(todo) /  - /p' | awk '!seen[$0]++' | cut -c1-200
 fi
 say "bun output saved to $LOG"
 

@@ -8,8 +8,8 @@
 //   package) is in node_modules at its locked version, with its bin links, and package.json
 //   matches the lockfile: nothing to do (one line, no npm run).
 // - Otherwise, in a tree without dev dependencies: `npm install --omit=dev` (the bun
-//   binary, Elysia, postgres.js, PGlite, ...; not TypeScript's tooling, the test-only PGlite
-//   fork, fast-check, bun-types).
+//   binary, Elysia, postgres.js, PGlite, ...; not bun-types, fast-check or the test-only
+//   PGlite fork; TypeScript comes along as a peer dependency of @elysiajs/openapi).
 // - Otherwise (dev dependencies present, i.e. `npm test` installed them here): a plain
 //   `npm install`, which updates the tree without removing them: `npm install --omit=dev`
 //   would delete them, under the feet of a test run going on in the same checkout.

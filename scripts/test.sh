@@ -9,7 +9,7 @@
 # - testdb.sh exit 3 (no way to run a database here): tests run anyway without
 #   TEST_DATABASE_URL, and database tests are skipped (said so in one line).
 # - Typecheck first: `tsc --noEmit` (package.json's `npm run typecheck`), its result on one
-#   line (`typecheck: ok (5.1 s)`, or `typecheck: N errors` followed by the errors). A failed
+#   line (`typecheck: ok (4.5 s)`, or `typecheck: N errors` followed by the errors). A failed
 #   typecheck fails the run, but the tests still run so both results are seen; the line is
 #   repeated next to the summary. TYPECHECK=0 skips it (e.g. for a quick subset).
 # - Prints `N passed, N failed[, N skipped]` alone on a line from bun's summary (skipped =

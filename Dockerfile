@@ -1,20 +1,29 @@
-# The service on the official Bun image. Migrations run at start (and are safe with
-# several replicas: an advisory lock serialises them).
+# The service on the official Bun image: production dependencies and the service's own
+# files only (no tests, benchmarks, simulator or demo; see .dockerignore). Migrations run
+# at start (and are safe with several replicas: an advisory lock serialises them).
 FROM oven/bun:1.4.5-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Bun installs from package-lock.json's versions; dev tools (bun from npm, test-only
-# databases) stay out of the image.
-RUN bun install --production --ignore-scripts
+# dependencies only (no devDependencies), at package-lock.json's versions (bun migrates the
+# npm lockfile; --frozen-lockfile fails if package.json and the lockfile disagree).
+# The npm package `bun` is how `npm start` gets Bun; the image has its own Bun, so its
+# platform binary (an optional dependency, ~100 MB) is skipped and its stub removed.
+RUN bun install --production --frozen-lockfile --ignore-scripts --omit=optional \
+ && rm -rf node_modules/bun node_modules/.bin/bun node_modules/.bin/bunx
 
 FROM oven/bun:1.4.5-slim
 WORKDIR /app
 ENV NODE_ENV=production TZ=UTC PORT=3000
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
+# src/ without src/sim (left out by .dockerignore): nothing reachable from src/main.ts
+# imports the simulator.
 COPY src ./src
 COPY sql ./sql
-COPY assets ./assets
+# Lookup data read at run time (src/lookups.ts); the feed samples of the simulator and the
+# tests are not copied.
+COPY assets/upstream-samples/static ./assets/upstream-samples/static
+COPY assets/upstream-samples/README.md ./assets/upstream-samples/README.md
 USER bun
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \

@@ -8,8 +8,14 @@
 #   (reused by later runs; stop it with `scripts/testdb.sh stop`).
 # - testdb.sh exit 3 (no way to run a database here): tests run anyway without
 #   TEST_DATABASE_URL, and database tests are skipped (said so in one line).
-# - Prints `N passed, N failed[, N skipped]` alone on a line from bun's summary; exits
-#   non-zero if bun failed, any test failed, or no test ran.
+# - Typecheck first: `tsc --noEmit` (package.json's `npm run typecheck`), its result on one
+#   line (`typecheck: ok (4.5 s)`, or `typecheck: N errors` followed by the errors). A failed
+#   typecheck fails the run, but the tests still run so both results are seen; the line is
+#   repeated next to the summary. TYPECHECK=0 skips it (e.g. for a quick subset).
+# - Prints `N passed, N failed[, N skipped]` alone on a line from bun's summary (skipped =
+#   bun's "skip" count only), then, when bun counted todo tests, `N todo: ...` on a line of
+#   its own with their names: known bugs pinned by test.todo, which do not fail the run.
+#   Exits non-zero if the typecheck failed, bun failed, any test failed, or no test ran.
 # - TEST_LOG: where bun's output is copied (default: a per-run file under ${TMPDIR:-/tmp}).
 set -uo pipefail
 
@@ -39,6 +45,43 @@ if ! command -v bun >/dev/null; then
   exit 1
 fi
 
+# ---------------------------------------------------------------- typecheck
+TYPECHECK_LINE=""
+TYPECHECK_FAILED=""
+typecheck() {
+  local out rc=0 t0 t1 n
+  if [[ ${TYPECHECK:-1} == 0 ]]; then
+    TYPECHECK_LINE="typecheck: skipped (TYPECHECK=0)"
+    echo "$TYPECHECK_LINE"
+    return
+  fi
+  if ! command -v tsc >/dev/null; then
+    TYPECHECK_LINE="typecheck: FAILED (tsc not found: expected node_modules/.bin/tsc from 'npm test's pretest install)"
+    TYPECHECK_FAILED=1
+    echo "$TYPECHECK_LINE"
+    return
+  fi
+  t0=$(date +%s%N)
+  out=$(tsc --noEmit --pretty false 2>&1 </dev/null) || rc=$?
+  t1=$(date +%s%N)
+  if ((rc == 0)); then
+    TYPECHECK_LINE=$(awk -v ns=$((t1 - t0)) 'BEGIN { printf "typecheck: ok (%.1f s)", ns / 1e9 }')
+    echo "$TYPECHECK_LINE"
+    return
+  fi
+  TYPECHECK_FAILED=1
+  n=$(grep -cE 'error TS[0-9]+:' <<<"$out" || true)
+  if ((n > 0)); then
+    TYPECHECK_LINE="typecheck: $n error$( ((n == 1)) || echo s)"
+  else
+    TYPECHECK_LINE="typecheck: FAILED (tsc exit code $rc)"
+  fi
+  echo "$TYPECHECK_LINE"
+  printf '%s\n' "$out" | sed 's/^/  /'
+}
+typecheck
+
+# ---------------------------------------------------------------- database
 if [[ -n ${TEST_DATABASE_URL:-} ]]; then
   say "using TEST_DATABASE_URL from the environment"
 else
@@ -77,15 +120,22 @@ count() {
 }
 pass=$(count pass)
 fail=$(count fail)
-skip=$(( $(count skip) + $(count todo) ))
+skip=$(count skip)
+todo=$(count todo)
 ran_line=$(sed -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$LOG" | grep -E '^Ran [0-9]+ tests? across' | tail -n1 || true)
 
 echo
 [[ -n $ran_line ]] || say "no 'Ran N tests across M files' line in bun's output"
 [[ -n $DB_SKIPPED ]] && echo "DATABASE TESTS SKIPPED: no TimescaleDB was available (set TEST_DATABASE_URL to run them)"
+echo "$TYPECHECK_LINE$([[ -n $TYPECHECK_FAILED ]] && echo " (listed at the start of this output)")"
 summary="$pass passed, $fail failed"
 ((skip > 0)) && summary+=", $skip skipped"
 echo "$summary"
+if ((todo > 0)); then
+  echo "$todo todo: known bugs pinned by test.todo (not failures; run them with 'bun test --todo'):"
+  # bun names each todo test twice (in its file's list and in its closing recap): once here.
+  sed -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$LOG" | sed -n 's/^(todo) /  - /p' | awk '!seen[$0]++' | cut -c1-200
+fi
 say "bun output saved to $LOG"
 
 status=$bun_rc
@@ -96,4 +146,8 @@ elif ((fail > 0 && status == 0)); then
   status=1
 fi
 ((status == 0)) || say "FAILED (bun exit code $bun_rc)"
+if [[ -n $TYPECHECK_FAILED ]]; then
+  say "FAILED: ${TYPECHECK_LINE#typecheck: } in the typecheck"
+  ((status != 0)) || status=1
+fi
 exit "$status"

@@ -24,6 +24,11 @@ COPY sql ./sql
 # tests are not copied.
 COPY assets/upstream-samples/static ./assets/upstream-samples/static
 COPY assets/upstream-samples/README.md ./assets/upstream-samples/README.md
+# The spool of scheduled ticks (and the embedded database without DATABASE_URL) lives in
+# DATA_DIR: writable by the service user, and a volume so that ticks kept through a
+# database outage survive a container restart. One per container: replicas never share it.
+RUN mkdir -p /app/data && chown bun:bun /app/data
+VOLUME /app/data
 USER bun
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \

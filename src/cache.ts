@@ -36,10 +36,9 @@ export class SingleFlightCache<V> {
 
   /**
    * Start `load` for `key`, or join the one running: every caller meanwhile gets the same
-   * result. What the result stores is `keep`'s answer (nothing when undefined); by
-   * default the result itself.
+   * result. What the result stores is `keep`'s answer (nothing when undefined).
    */
-  load<R = V>(key: string, load: () => Promise<R>, keep: (result: R) => V | undefined = (r) => r as unknown as V): Promise<R> {
+  load<R>(key: string, load: () => Promise<R>, keep: (result: R) => V | undefined): Promise<R> {
     const running = this.loads.get(key)
     if (running) return running as Promise<R>
     const p = (async () => {

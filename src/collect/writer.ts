@@ -41,6 +41,7 @@ export class SpoolWriter {
   async keep(tick: Tick, drift?: Record<string, Drift>): Promise<void> {
     if (drift) this.drift.set(tick.id, drift)
     await this.spool.add(tick)
+    this.log.debug('tick kept', { collector: tick.collector, capturedAt: tick.capturedAt, id: tick.id })
     this.wakers.get(tick.collector)?.()
   }
 

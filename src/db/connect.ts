@@ -1,7 +1,12 @@
 import postgres from 'postgres'
 
-export type Sql = postgres.Sql<{}>
-export type Tx = postgres.TransactionSql<{}>
+/** The pool (statements, transactions). */
+export type Sql = ReturnType<typeof connect>
+type Types = Sql extends postgres.Sql<infer T> ? T : never
+/** A transaction of the pool. */
+export type Tx = postgres.TransactionSql<Types>
+/** What a function that only runs statements needs: the pool or a transaction. */
+export type Queryable = postgres.ISql<Types>
 /** A piece of SQL built with the tagged template, to compose into a statement. */
 export type Fragment = postgres.PendingQuery<postgres.Row[]>
 
@@ -24,7 +29,7 @@ export interface ConnectOptions {
  * that wait, not the database, decided how long requests hung; the gate (gate.ts) keeps
  * traffic off an unreachable database instead, so reconnects may be immediate.
  */
-export function connect({ url, max = 10, statementTimeoutMs = 15_000, connectTimeoutS = 5, applicationName = 'galactic-war-stats' }: ConnectOptions): Sql {
+export function connect({ url, max = 10, statementTimeoutMs = 15_000, connectTimeoutS = 5, applicationName = 'galactic-war-stats' }: ConnectOptions) {
   return postgres(url, {
     max,
     idle_timeout: 30,
@@ -33,9 +38,9 @@ export function connect({ url, max = 10, statementTimeoutMs = 15_000, connectTim
     onnotice: () => {},
     connection: { application_name: applicationName, statement_timeout: statementTimeoutMs, TimeZone: 'UTC' },
     types: {
-      int8: { to: 20, from: [20], serialize: (v: number | bigint) => String(v), parse: (v: string) => Number(v) },
+      int8: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) },
     },
-  }) as unknown as Sql
+  })
 }
 
 /** Thrown by the gate while the database is unreachable; routes answer 503. */

@@ -1,4 +1,4 @@
-import type { Sql } from './connect.ts'
+import type { Queryable } from './connect.ts'
 
 /**
  * The three kinds of PostgreSQL the service runs on:
@@ -15,7 +15,7 @@ export interface DatabaseInfo {
   serverVersion: string
 }
 
-export async function detectEdition(sql: Sql): Promise<DatabaseInfo> {
+export async function detectEdition(sql: Queryable): Promise<DatabaseInfo> {
   const [row] = await sql<{ ext: string | null; license: string | null; server: string }[]>`
     SELECT (SELECT extversion FROM pg_extension WHERE extname = 'timescaledb') AS ext,
            current_setting('timescaledb.license', true) AS license,

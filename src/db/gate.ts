@@ -26,10 +26,10 @@ export interface GateState {
  * `suspectAfterMs + probeTimeoutMs` instead of the driver's own waits (tens of seconds):
  *
  * - while available, an operation runs normally; if it has no answer after
- *   `suspectAfterMs`, the gate asks the database `SELECT 1` on a separate connection. An
- *   answer means "slow, not gone": the operation keeps waiting (bounded by the statement
- *   timeout). No answer within `probeTimeoutMs`, or an operation failing with a
- *   connection error, makes the database unavailable;
+ *   `suspectAfterMs`, or fails with a connection error, the gate asks the database
+ *   `SELECT 1` on a separate connection. An answer means "slow, not gone" (or "that
+ *   connection was stale"): a waiting operation keeps waiting (bounded by the statement
+ *   timeout). No answer within `probeTimeoutMs` makes the database unavailable;
  * - becoming unavailable releases every waiting operation at once with a
  *   DatabaseUnavailableError (503 for readers; the spool keeps scheduled ticks);
  * - while unavailable, operations fail at once without touching the pool, and the
@@ -93,7 +93,9 @@ export class DatabaseGate {
       work.then(
         (value) => finish(() => resolve(value)),
         (err: unknown) => {
-          if (isDatabaseUnavailable(err)) this.markUnavailable(errorText(err))
+          // A connection error may be one stale pooled connection (the server restarted):
+          // the probe tells whether the database is gone.
+          if (isDatabaseUnavailable(err)) void this.check(errorText(err))
           finish(() => reject(err))
         },
       )
@@ -107,10 +109,10 @@ export class DatabaseGate {
   }
 
   /** Ask the database now (single flight); false and unavailable when it does not answer in time. */
-  check(): Promise<boolean> {
+  check(cause?: string): Promise<boolean> {
     this.checking ??= this.ask()
       .then((ok) => {
-        if (!ok) this.markUnavailable(`no answer to a probe within ${this.opts.probeTimeoutMs} ms`)
+        if (!ok) this.markUnavailable(cause ?? `no answer to a probe within ${this.opts.probeTimeoutMs} ms`)
         return ok
       })
       .finally(() => {

@@ -81,7 +81,7 @@ export async function migrate(sql: Sql, opts: { dir?: string } = {}): Promise<Mi
         await tx`ROLLBACK TO SAVEPOINT ext`
       }
     }
-    const { edition } = await detectEdition(tx as unknown as Sql)
+    const { edition } = await detectEdition(tx)
     await tx`
       CREATE TABLE IF NOT EXISTS schema_migrations (
         version    integer     PRIMARY KEY,

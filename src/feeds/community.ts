@@ -50,7 +50,6 @@ export const CommunityPlanetSchema = Type.Object({
   statistics: CommunityStatisticsSchema,
 })
 export const CommunityPlanetListSchema = Type.Array(CommunityPlanetSchema)
-export type CommunityStatistics = Static<typeof CommunityStatisticsSchema>
 export type CommunityPlanet = Static<typeof CommunityPlanetSchema>
 
 /** The model's name of each war counter the community feed spells otherwise. */

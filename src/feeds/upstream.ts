@@ -144,7 +144,6 @@ export const WarInfoSchema = Type.Object({
   layoutVersion: Unread(Int, true),
   planetRegions: Unread(Type.Array(Type.Object({ planetIndex: Int, regionIndex: Int, settingsHash: Int })), true),
 })
-export type PlanetInfo = Static<typeof PlanetInfoSchema>
 export type WarInfo = Static<typeof WarInfoSchema>
 
 // ---------------------------------------------------------------- Stats/War/{id}/Summary

@@ -25,6 +25,8 @@ export const errorHandling = (log: Logger) =>
       set.headers['cache-control'] = 'no-store'
       switch (code) {
         case 'VALIDATION': {
+          // An answer that breaks its own schema is the service's bug, not the caller's.
+          if (error.type === 'response') break
           set.status = 400
           const first = error.all[0]
           const field = first && 'path' in first ? first.path.replace(/^\//, '') : ''

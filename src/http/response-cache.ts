@@ -83,10 +83,11 @@ export class ResponseCache {
     // Concurrent misses of one key share one load.
     if (this.cache.loading(key)) this.stats.hits++
     else this.stats.loads++
-    return this.cache.load(key, async () => {
+    const serialised = async (): Promise<Entry> => {
       const body = JSON.stringify(await load())
       return { body, etag: `"${new Bun.CryptoHasher('sha256').update(body).digest('base64url').slice(0, 27)}"` }
-    })
+    }
+    return this.cache.load(key, serialised, (entry) => entry)
   }
 }
 

@@ -4,11 +4,11 @@
  */
 import { Elysia, t } from 'elysia'
 import { pcstoreCounts } from '../feeds/pcstore.ts'
-import { GALAXY_COUNTER_NAMES } from '../feeds/upstream.ts'
+import { GALAXY_COUNTER_NAMES, GalaxyStatsSchema } from '../feeds/upstream.ts'
 import { errorResponses } from '../http/errors.ts'
 import { httpPolicy } from '../http/policy.ts'
 import { Timestamp } from '../storage/model.ts'
-import { countersOf, WarCounters } from '../storage/war-summary.ts'
+import { COUNTER_KEYS, countersOf, WarCounters } from '../storage/war-summary.ts'
 import type { ReadContext } from './context.ts'
 
 const Counts = (description: string) =>
@@ -37,9 +37,17 @@ const PlayerCount = t.Object({
   ),
 })
 
+/** /war-stats is the upstream summary's galaxy_stats: the counters, in the feed's order. */
+const modelName = Object.fromEntries(COUNTER_KEYS.map((k) => [(GALAXY_COUNTER_NAMES as Record<string, string>)[k] ?? k, k]))
 const WarStats = t.Object({
   at: Timestamp('When the upstream summary was fetched'),
-  stats: WarCounters,
+  stats: t.Object(
+    Object.fromEntries(
+      Object.keys(GalaxyStatsSchema.properties)
+        .filter((feedName) => modelName[feedName] !== undefined)
+        .map((feedName) => [modelName[feedName]!, WarCounters.properties[modelName[feedName]!]]),
+    ) as typeof WarCounters.properties,
+  ),
 })
 
 const counts = (pcstore: number) => ({ pcstore, console: 0, total: pcstore })

@@ -32,10 +32,3 @@ export function selectRow<M extends TObject>(sql: Sql, model: M, from: { [K in k
     return sql`${i ? sql`,` : sql``} ${source} AS ${sql(key)}`
   })
 }
-
-/** The value of every key of `model` in `row`, keyed by column: what `sql(rows)` inserts. */
-export function columnsOf<M extends TObject>(model: M, row: Static<M>): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (const key of Object.keys(model.properties)) out[columnOf(key)] = (row as Record<string, unknown>)[key]
-  return out
-}

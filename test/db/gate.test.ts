@@ -75,18 +75,31 @@ describe('database gate', () => {
     gate.stop()
   })
 
-  test('a connection error marks the database unavailable at once; it is back when the probe answers again', async () => {
+  test('a connection error and a refused probe: unavailable at once; back when the probe answers again', async () => {
     const p = probe()
     p.set('refused')
     const gate = new DatabaseGate(p.fn, silentLogger, OPTS)
     const failed = await timed(gate.run(() => Promise.reject(refused())))
     expect(isDatabaseUnavailable(failed.error)).toBe(true)
+    await gate.check()
     expect(gate.available).toBe(false)
     const back = gate.whenAvailable()
     p.set('ok')
     await back
     expect(gate.available).toBe(true)
     expect(await gate.run(async () => 'again')).toBe('again')
+    gate.stop()
+  })
+
+  test('a connection error on a stale pooled connection while the database answers: that call fails, the gate stays open', async () => {
+    const p = probe()
+    const gate = new DatabaseGate(p.fn, silentLogger, OPTS)
+    const failed = await timed(gate.run(() => Promise.reject(refused())))
+    expect(isDatabaseUnavailable(failed.error)).toBe(true)
+    await Bun.sleep(20)
+    expect(p.asked()).toBe(1)
+    expect(gate.state()).toMatchObject({ available: true, outages: 0 })
+    expect(await gate.run(async () => 'next')).toBe('next')
     gate.stop()
   })
 

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
+import { errorHandling } from '../../src/http/errors.ts'
+import { createLogger } from '../../src/log.ts'
 import { throttleRoutes } from '../../src/routes/throttle.ts'
 import { createUpstreamClient, UPSTREAM_ENDPOINTS, type ThrottleSnapshot } from '../../src/feeds/upstream.ts'
 
@@ -29,9 +31,14 @@ describe('GET /health/throttle', () => {
     for (const e of body.endpoints) expect(Object.keys(e).sort()).toEqual(Object.keys(body.endpoints[1]!).sort())
   })
 
-  test('a snapshot that breaks the schema is not served', async () => {
+  test('a snapshot that breaks the schema is not served: 500 {error}, logged, nothing of it echoed', async () => {
     const broken = { snapshot: () => ({ config: { initialTtlS: 15, backoffStepS: 15, maxTtlS: 300 }, endpoints: [{ endpoint: 'status', ttlS: 'soon' }] }) }
-    const res = await get(new Elysia().use(throttleRoutes(broken as unknown as { snapshot(): ThrottleSnapshot })))
-    expect(res.status).not.toBe(200)
+    const lines: string[] = []
+    const app = new Elysia().use(errorHandling(createLogger('error', (l) => lines.push(l)))).use(throttleRoutes(broken as unknown as { snapshot(): ThrottleSnapshot }))
+    const res = await get(app)
+    expect({ status: res.status, cacheControl: res.headers.get('cache-control'), body: await res.json() }).toEqual({
+      status: 500, cacheControl: 'no-store', body: { error: 'internal error' },
+    })
+    expect(lines.map((l) => JSON.parse(l).msg)).toEqual(['request failed'])
   })
 })

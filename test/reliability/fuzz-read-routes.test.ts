@@ -13,8 +13,8 @@
  * Model-based: paging, war/planet ids and their aliases, dispatch search (`q`, `since`),
  * If-None-Match; and the live routes under injected feed faults.
  *
- * Known service bugs are excluded from the generators by `knownBug()` and pinned by
- * `test.todo` (run them with `bun test --todo`).
+ * Every bug this fuzzing found is fixed; each is pinned by a "FIXED" test below. A new
+ * one would be pinned by `test.todo` (run with `bun test --todo`) until fixed.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
@@ -361,10 +361,6 @@ function described(b: Built): Built {
 // ------------------------------------------------------------------ known bugs (pinned by test.todo below)
 
 /** BUG 1: a NUL character in `q` of /historical-dispatches answers 500 (see the todo test). */
-function knownBug(_req: Request): string | null {
-  return null // every bug found so far is fixed; the FIXED tests below pin them
-}
-
 function makeRequest(b: Built): Request | null {
   try {
     return new Request(b.url, { headers: b.ifNoneMatch === undefined ? {} : { 'if-none-match': b.ifNoneMatch } })
@@ -421,7 +417,7 @@ async function fuzzRoute(route: Route, numRuns: number) {
   await fc.assert(
     fc.asyncProperty(requestFor(route), async (b) => {
       const req = makeRequest(b)
-      fc.pre(req !== null && knownBug(req) === null)
+      fc.pre(req !== null)
       const res = await send(app, req!)
       checkAnswer(b, req!, res)
       if (route.noParams && req!.url.length <= MAX_URL && new URL(req!.url).pathname === pathOf(route)) {
@@ -467,7 +463,7 @@ describe('URL length', () => {
     await fc.assert(
       fc.asyncProperty(longRequest(200, 4000), async (b) => {
         const req = makeRequest(b)!
-        fc.pre(req.url.length <= MAX_URL && knownBug(req) === null)
+        fc.pre(req.url.length <= MAX_URL)
         const res = await send(app, req)
         expect(res.status).not.toBe(414)
         checkAnswer(b, req, res)
@@ -476,7 +472,7 @@ describe('URL length', () => {
     )
   }, 30_000)
 
-  test('FIXED (was a bug found by this fuzzing): GET /api/v1/factions?x=<4100 chars> answers 414 without Cache-Control (README "Caching": every error response is no-store) — run with --todo', async () => {
+  test('FIXED (was a bug found by this fuzzing): GET /api/v1/factions?x=<4100 chars> answers 414 without Cache-Control (README "Caching": every error response is no-store)', async () => {
     const res = await send(app, new Request(`${ORIGIN}${API}/factions?x=${'a'.repeat(4100)}`))
     expect(res.status).toBe(414)
     expectErrorEnvelope(res, [])
@@ -659,14 +655,14 @@ describe('date model (every route with startDate/endDate)', () => {
     )
   }, 45_000)
 
-  test('FIXED (was a bug found by this fuzzing): GET /api/v1/historical-player-count?startDate=9999-12-31&endDate=9999-12-31 answers 500 {"error":"internal error"} (the bare end date becomes 10000-01-01, which postgres rejects); expected 200 or 400 {error}. Same for /historical-war-summary?endDate=9999-12-31T23:59:59-01:00 — run with --todo', async () => {
+  test('FIXED (was a bug found by this fuzzing): GET /api/v1/historical-player-count?startDate=9999-12-31&endDate=9999-12-31 answers 500 {"error":"internal error"} (the bare end date becomes 10000-01-01, which postgres rejects); expected 200 or 400 {error}. Same for /historical-war-summary?endDate=9999-12-31T23:59:59-01:00', async () => {
     for (const url of [`${API}/historical-player-count?startDate=9999-12-31&endDate=9999-12-31`, `${API}/historical-war-summary?endDate=9999-12-31T23:59:59-01:00`]) {
       const res = await send(app, new Request(ORIGIN + url))
       expect([200, 400]).toContain(res.status)
     }
   })
 
-  test('FIXED (was a bug found by this fuzzing): GET /api/v1/historical-player-count?startDate=0050-06-01&endDate=2026-01-01 answers 400 "startDate must be a valid date" (Date.UTC maps years 0..99 to 1900..1999); a real YYYY-MM-DD date, expected 200 — run with --todo', async () => {
+  test('FIXED (was a bug found by this fuzzing): GET /api/v1/historical-player-count?startDate=0050-06-01&endDate=2026-01-01 answers 400 "startDate must be a valid date" (Date.UTC maps years 0..99 to 1900..1999); a real YYYY-MM-DD date, expected 200', async () => {
     const res = await send(app, new Request(`${ORIGIN}${API}/historical-player-count?startDate=0050-06-01&endDate=2026-01-01`))
     expect(res.status).toBe(200)
   })
@@ -833,7 +829,7 @@ describe('dispatch search model', () => {
   }, 45_000)
 
   test(
-    'FIXED (was a bug found by this fuzzing): /historical-dispatches?q=%00 (NUL in q) answers 500 {"error":"internal error"}; expected 200 (no dispatch contains NUL) or 400 {error} — run with --todo',
+    'FIXED (was a bug found by this fuzzing): /historical-dispatches?q=%00 (NUL in q) answers 500 {"error":"internal error"}; expected 200 (no dispatch contains NUL) or 400 {error}',
     async () => {
       await fc.assert(
         fc.asyncProperty(fc.string({ maxLength: 6 }), fc.string({ maxLength: 6 }), async (a, b) => {

@@ -13,5 +13,14 @@ export async function startOwnTimescale(name: string) {
     return out.trim()
   }
   const url = await run('start')
-  return { url, pause: () => run('pause'), resume: () => run('resume'), stop: () => run('stop') }
+  return {
+    url,
+    /** Stop the server, keeping its data (connections refused). */
+    pause: () => run('pause'),
+    resume: () => run('resume'),
+    /** SIGSTOP the server and its backends: connections stay open, nothing answers. */
+    freeze: () => run('freeze'),
+    thaw: () => run('thaw'),
+    stop: () => run('stop'),
+  }
 }

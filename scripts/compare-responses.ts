@@ -1,0 +1,107 @@
+/**
+ * Every read route answered by two checkouts of the service on the same data, compared
+ * byte for byte: proof that a restructuring changed no response.
+ *
+ *   git worktree add /tmp/before <commit>        # the checkout to compare with
+ *   ln -s "$PWD/node_modules" /tmp/before/node_modules
+ *   bun scripts/compare-responses.ts /tmp/before
+ *
+ * Each side builds its own app through its own test harness (test/routes/helpers.ts), on
+ * its own embedded database seeded by its own test/support/seed.ts with the same fixed
+ * clock, with the feeds on a simulator of its own (speed 0, same seed). For each request
+ * it compares the status, the Cache-Control, Content-Type and ETag headers and the body.
+ * Exit code 1 when anything differs.
+ */
+import { join, resolve } from 'node:path'
+
+const NOW = new Date('2026-11-20T12:00:00.000Z')
+const day = (offset: number) => new Date(NOW.getTime() + offset * 86_400_000).toISOString().slice(0, 10)
+
+/** Requests covering every route, their parameters, pages (first, middle, last) and errors. */
+const PATHS = [
+  '/health/live', '/health/ready',
+  '/war', '/war/801', '/war/800', '/war/801?planetID=2', '/war/801?planetId=99', '/war/999', '/war/abc', '/war/801?planetId=1&planetID=2',
+  '/planets', '/sectors', '/factions',
+  ...['24h', '7d', '30d', '90d', 'all', 'bad'].map((r) => `/divers/history?range=${r}`), '/divers/history',
+  `/historical-player-count?startDate=${day(-1)}&endDate=${day(0)}`,
+  `/historical-player-count?startDate=${day(-200)}&endDate=${day(1)}&limit=500&page=40`,
+  `/historical-player-count?startDate=${day(-3)}&endDate=${day(0)}&gameName=Game&page=2`,
+  `/historical-player-count?startDate=${day(-1)}`, '/historical-player-count?startDate=2026-02-30&endDate=2026-03-01',
+  '/historical-planet-status?planetId=1', '/historical-planet-status?planetID=0&limit=1000&page=3',
+  `/historical-planet-status?planetId=2&startDate=${day(-40)}&endDate=${day(0)}&page=2`, '/historical-planet-status',
+  '/historical-planet-status?planetId=0&warID=800',
+  '/historical-war-summary', '/historical-war-summary?warId=800', `/historical-war-summary?startDate=${day(-12)}&limit=1000&page=3`,
+  '/historical-war-summary?limit=0', '/historical-war-summary?page=1.5',
+  '/historical-major-orders', '/historical-major-orders?warId=801&limit=2&page=2', '/historical-major-orders?warID=800',
+  '/historical-major-orders/1001/progress', '/historical-major-orders/1001/progress?limit=2000&page=1',
+  `/historical-major-orders/1001/progress?startDate=${day(-1)}&endDate=${day(0)}`, '/historical-major-orders/1002/progress',
+  '/historical-major-orders/4294967296/progress', '/historical-major-orders/77/progress',
+  '/historical-dispatches', '/historical-dispatches?q=100%25', '/historical-dispatches?q=snake_case', '/historical-dispatches?since=150000',
+  '/historical-dispatches?warId=800', '/historical-dispatches?limit=7&page=3', `/historical-dispatches?q=${'x'.repeat(201)}`,
+  '/planet/0/history', '/planet/1/history?hours=48', '/planet/2/history?hours=720', '/planet/2/history?hours=100000',
+  '/planet/99/history', '/planet/0/history?hours=0', '/planet/0/history?warId=800',
+  '/player-count', '/nope',
+].map((p) => `/api/v1${p}`)
+
+/** Routes that do not depend on the clock, through each checkout's whole app (src/app.ts buildApp). */
+const APP_PATHS = ['/health/live', '/health/ready', '/api/v1/health/throttle', '/api/v1/war-stats', '/nope']
+/** Wall-clock fields of the feed answers (when the simulator was asked), not compared. */
+const WALL_CLOCK = /"(lastSuccessAt|at)":("[^"]*"|\d+)/g
+
+interface Answer {
+  status: number
+  headers: Record<string, string | null>
+  body: string
+}
+
+async function answersOf(root: string): Promise<Map<string, Answer>> {
+  const { buildApp } = (await import(join(root, 'src/app.ts'))) as { buildApp(deps: unknown): { handle(r: Request): Promise<Response> } }
+  const { openHarness } = (await import(join(root, 'test/routes/helpers.ts'))) as {
+    openHarness(o: object): Promise<{ db: { sql: unknown; info: { edition: string } }; close(): Promise<void>; get(p: string): Promise<unknown> }>
+  }
+  const { seedAll } = (await import(join(root, 'test/support/seed.ts'))) as { seedAll(sql: unknown, edition: string, now: Date): Promise<unknown> }
+  const { startSimulator } = (await import(join(root, 'src/sim/server.ts'))) as { startSimulator(o: object): { stop(): Promise<void> } }
+  const sim = startSimulator({ port: 0, seed: 3, speed: 0 })
+  // Both harness option shapes: older checkouts take the clock as readOptions.now.
+  const now = () => new Date(NOW)
+  const h = await openHarness({ simulator: sim, now, readOptions: { now } })
+  await seedAll(h.db.sql, h.db.info.edition, NOW)
+  const out = new Map<string, Answer>()
+  for (const path of PATHS) {
+    // The harness parses JSON bodies; the service writes them with JSON.stringify, so
+    // stringifying the parsed value gives back the same bytes (key order included).
+    const res = (await h.get(path)) as { status: number; headers: Headers; body: unknown }
+    out.set(path, { status: res.status, headers: pick(res.headers), body: typeof res.body === 'string' ? res.body : JSON.stringify(res.body) })
+  }
+  const app = buildApp((h as unknown as { deps: unknown }).deps)
+  for (const path of APP_PATHS) {
+    const res = await app.handle(new Request(`http://localhost${path}`))
+    out.set(path, { status: res.status, headers: pick(res.headers), body: (await res.text()).replace(WALL_CLOCK, '"$1":"(wall clock)"') })
+  }
+  await h.close()
+  await sim.stop()
+  return out
+}
+
+const pick = (h: Headers) => Object.fromEntries(['cache-control', 'content-type', 'etag'].map((k) => [k, h.get(k)]))
+
+const other = process.argv[2]
+if (!other) {
+  process.stderr.write('usage: bun scripts/compare-responses.ts <other checkout>\n')
+  process.exit(2)
+}
+const here = resolve(import.meta.dir, '..')
+const [before, after] = [await answersOf(resolve(other)), await answersOf(here)]
+let differ = 0
+for (const path of [...PATHS, ...APP_PATHS]) {
+  const a = before.get(path)!
+  const b = after.get(path)!
+  const same = JSON.stringify(a) === JSON.stringify(b)
+  if (!same) {
+    differ++
+    process.stdout.write(`DIFFERS ${path}\n  before: ${a.status} ${JSON.stringify(a.headers)} ${a.body.slice(0, 300)}\n  after:  ${b.status} ${JSON.stringify(b.headers)} ${b.body.slice(0, 300)}\n`)
+  }
+}
+const total = PATHS.length + APP_PATHS.length
+process.stdout.write(`${total - differ} of ${total} requests answered identically (status, headers, body bytes)\n`)
+process.exit(differ ? 1 : 0)

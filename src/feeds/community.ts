@@ -7,23 +7,15 @@ import { Type, type Static } from '@sinclair/typebox'
 import { FeedUnavailableError } from './errors.ts'
 import { fetchJson, type FetchLike } from './http.ts'
 import { compileParser, Unread, type Drift } from './schema.ts'
+import { STAT_COUNTERS } from './upstream.ts'
 
 const Int = Type.Integer()
 
+// The upstream's statistics counters, two of them renamed, plus the planet's player count.
+const { bugKills: _bugKills, accurracy: _accurracy, ...sharedCounters } = STAT_COUNTERS
 export const CommunityStatisticsSchema = Type.Object({
-  missionsWon: Int,
-  missionsLost: Int,
-  missionTime: Int,
+  ...sharedCounters,
   terminidKills: Int,
-  automatonKills: Int,
-  illuminateKills: Int,
-  bulletsFired: Int,
-  bulletsHit: Int,
-  timePlayed: Int,
-  deaths: Int,
-  revives: Int,
-  friendlies: Int,
-  missionSuccessRate: Int,
   accuracy: Int,
   playerCount: Int,
 })

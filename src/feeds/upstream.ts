@@ -148,7 +148,8 @@ export type WarInfo = Static<typeof WarInfoSchema>
 
 // ---------------------------------------------------------------- Stats/War/{id}/Summary
 
-const statCounters = {
+/** The statistics counters as the upstream names them (the community feed mirrors them, feeds/community.ts). */
+export const STAT_COUNTERS = {
   missionsWon: Int,
   missionsLost: Int,
   /** Equal to timePlayed in every capture. */
@@ -169,11 +170,11 @@ const statCounters = {
   accurracy: Int,
 }
 
-export const GalaxyStatsSchema = Type.Object(statCounters)
+export const GalaxyStatsSchema = Type.Object(STAT_COUNTERS)
 export const PlanetStatsSchema = Type.Object({
   /** May be a negative placeholder (-1337, -420). */
   planetIndex: Int,
-  ...statCounters,
+  ...STAT_COUNTERS,
 })
 export const WarSummarySchema = Type.Object({
   galaxy_stats: GalaxyStatsSchema,

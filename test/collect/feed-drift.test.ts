@@ -5,8 +5,6 @@
  * rows; what changed is reported as drift on the run's log line, once per run.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type { TSchema } from '@sinclair/typebox'
 import { publishedAt } from '../../src/collect/full-status.ts'
 import type { CollectorName } from '../../src/collect/index.ts'
@@ -27,11 +25,10 @@ import { createLogger } from '../../src/log.ts'
 import { collect, testRunner } from '../support/collect.ts'
 import type { TestDatabase } from '../support/db.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
+import { loadSample as load, sampleFiles } from '../support/samples.ts'
 
-const SAMPLES = join(import.meta.dir, '../../assets/upstream-samples')
-const load = (path: string): unknown => JSON.parse(readFileSync(join(SAMPLES, path), 'utf8'))
-const ASSIGNMENT_FILES = readdirSync(join(SAMPLES, 'arrowhead')).filter((f) => f.startsWith('assignment_')).sort()
-const NEWS_FILES = readdirSync(join(SAMPLES, 'arrowhead')).filter((f) => f.startsWith('newsfeed_')).sort()
+const ASSIGNMENT_FILES = sampleFiles('arrowhead', 'assignment_')
+const NEWS_FILES = sampleFiles('arrowhead', 'newsfeed_')
 const NOW = new Date('2026-03-01T12:00:00.000Z')
 
 const TABLES = [
@@ -88,7 +85,7 @@ function sampleFeeds(v: Variant, round: { n: number }): Feeds {
   }
 }
 
-describeOnEachDatabase('feed shape drift', (target) => {
+describeOnEachDatabase('feed shape drift and a newsfeed newer than its status', (target) => {
   let db: TestDatabase
 
   beforeAll(async () => {
@@ -143,28 +140,9 @@ describeOnEachDatabase('feed shape drift', (target) => {
     expect(full.news!.unknown).toEqual(['/*/zzAddedUpstream'])
     expect(widened.lines.filter((l) => l.msg !== 'collector run')).toEqual([])
   }, 60_000)
-})
-
-describe('a newsfeed newer than its status', () => {
-  test('a dispatch is never stamped later than the capture', () => {
-    const at = new Date('2026-03-01T12:00:00.000Z')
-    expect(publishedAt(at, 1000, 400)).toBe('2026-03-01T11:50:00.000Z')
-    expect(publishedAt(at, 1000, 1000)).toBe(at.toISOString())
-    // Published 3 days of war time after the status the capture went with.
-    expect(publishedAt(at, 1000, 1000 + 3 * 86_400)).toBe(at.toISOString())
-  })
-})
-
-describeOnEachDatabase('a newsfeed newer than its status, stored', (target) => {
-  let db: TestDatabase
-  beforeAll(async () => {
-    db = await target.open()
-  }, 60_000)
-  afterAll(async () => {
-    await db?.dispose()
-  })
 
   test('no dispatch is stored with a publication time after its capture time', async () => {
+    await db.sql.unsafe(`TRUNCATE ${TABLES.join(', ')} CASCADE`)
     const round = { n: 0 }
     const feeds = sampleFeeds('as captured', round)
     const status = (await feeds.upstream.status(801)).data
@@ -179,5 +157,15 @@ describeOnEachDatabase('a newsfeed newer than its status, stored', (target) => {
       SELECT count(*)::int AS n, count(*) FILTER (WHERE published_at = ${NOW})::int AS at_capture FROM dispatches`
     expect(row!.n).toBe(news.length)
     expect(row!.at_capture).toBe(news.filter((n) => n.published >= status.time).length)
+  })
+})
+
+describe('a newsfeed newer than its status', () => {
+  test('a dispatch is never stamped later than the capture', () => {
+    const at = new Date('2026-03-01T12:00:00.000Z')
+    expect(publishedAt(at, 1000, 400)).toBe('2026-03-01T11:50:00.000Z')
+    expect(publishedAt(at, 1000, 1000)).toBe(at.toISOString())
+    // Published 3 days of war time after the status the capture went with.
+    expect(publishedAt(at, 1000, 1000 + 3 * 86_400)).toBe(at.toISOString())
   })
 })

@@ -1,6 +1,4 @@
 import { describe, expect, test } from 'bun:test'
-import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { PayloadError, type Parser } from '../../src/feeds/schema.ts'
 import { parseCommunityPlanets } from '../../src/feeds/community.ts'
 import { parsePcstorePlayers } from '../../src/feeds/pcstore.ts'
@@ -13,8 +11,7 @@ import {
   parseWarSummary,
 } from '../../src/feeds/upstream.ts'
 
-const SAMPLES = join(import.meta.dir, '../../assets/upstream-samples')
-const load = (path: string): unknown => JSON.parse(readFileSync(join(SAMPLES, path), 'utf8'))
+import { loadSample as load, sampleFiles } from '../support/samples.ts'
 const clone = <T>(v: T): T => structuredClone(v)
 
 function rejection(parse: Parser<unknown>, value: unknown): PayloadError {
@@ -40,7 +37,7 @@ describe('real samples are accepted', () => {
   })
 
   test('every assignment sample', () => {
-    const files = readdirSync(join(SAMPLES, 'arrowhead')).filter((f) => f.startsWith('assignment_'))
+    const files = sampleFiles('arrowhead', 'assignment_')
     expect(files).toHaveLength(3)
     for (const file of files) {
       const [mo] = parseAssignments(load(`arrowhead/${file}`)).data

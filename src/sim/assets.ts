@@ -17,12 +17,13 @@ import {
   parseNewsFeed,
   parseWarInfo,
   parseWarStatus,
-  parseWarSummary,
 } from '../feeds/upstream.ts'
 
 export const STATUS_SAMPLE = parseWarStatus(statusSample).data
 export const WAR_INFO_SAMPLE = parseWarInfo(warInfoSample).data
-export const SUMMARY_SAMPLE = parseWarSummary(summarySample).data
+// Only its counters seed the simulated war, read as captured: a counter the service learns
+// later (and the capture predates) must not stop the simulator.
+export const SUMMARY_SAMPLE = summarySample
 export const ASSIGNMENT_SAMPLE = parseAssignments(assignmentSample).data
 export const NEWS_SAMPLE = parseNewsFeed(newsSample).data
 

@@ -76,7 +76,7 @@ const zeroCounters = (): Counters => ({
   bulletsFired: 0, bulletsHit: 0, deaths: 0, friendlies: 0,
 })
 
-function countersFrom(row: GalaxyStats): Counters {
+function countersFrom(row: Pick<GalaxyStats, keyof Counters>): Counters {
   return {
     missionsWon: row.missionsWon, missionsLost: row.missionsLost, timePlayed: row.timePlayed,
     bugKills: row.bugKills, automatonKills: row.automatonKills, illuminateKills: row.illuminateKills,

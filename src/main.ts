@@ -8,6 +8,11 @@ import { createLogger, errorText } from './log.ts'
 import { createStore } from './storage/index.ts'
 import { CurrentWar } from './war/current-war.ts'
 
+/** How long in-flight requests may take to finish at shutdown before their connections are closed. */
+const DRAIN_MS = 5000
+/** Past this, shutdown gives up on the rest and exits (code 1). */
+const SHUTDOWN_HARD_LIMIT_MS = 20_000
+
 /** Composition root: config -> database -> feeds -> collection -> app -> schedule -> listen; signals. */
 async function main() {
   let config
@@ -43,9 +48,16 @@ async function main() {
     if (shuttingDown) return
     shuttingDown = true
     log.info('shutting down', { signal })
-    // stop(false) lets in-flight requests finish before the server closes.
+    // Whatever hangs (a client that never finishes its request, a database that does not
+    // answer), the process exits: a supervisor waiting on it must not wait forever.
+    setTimeout(() => {
+      log.error('shutdown took too long; exiting', { afterMs: SHUTDOWN_HARD_LIMIT_MS })
+      process.exit(1)
+    }, SHUTDOWN_HARD_LIMIT_MS).unref()
     await collection.stop(app).catch((err) => log.warn('collection stop failed', { error: errorText(err) }))
-    await app.stop(false).catch((err) => log.warn('server stop failed', { error: errorText(err) }))
+    // In-flight requests get DRAIN_MS to finish, then the remaining connections are closed.
+    const drained = await Promise.race([app.stop(false).then(() => true), Bun.sleep(DRAIN_MS).then(() => false)]).catch(() => false)
+    if (!drained) await app.stop(true).catch((err) => log.warn('server stop failed', { error: errorText(err) }))
     await db.close().catch((err) => log.warn('database close failed', { error: errorText(err) }))
     log.info('stopped')
     process.exit(0)

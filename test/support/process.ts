@@ -78,9 +78,14 @@ export async function startService(env: Record<string, string>, timeoutMs = 30_0
     proc,
     baseUrl: `http://127.0.0.1:${port}`,
     lines,
+    /** Signal the process and wait for its exit code; SIGKILL (and code -1) if it has not exited after 30 s. */
     async stop(signal = 'SIGTERM') {
       if (proc.exitCode === null) proc.kill(signal)
-      return proc.exited
+      const exited = await Promise.race([proc.exited, Bun.sleep(30_000).then(() => null)])
+      if (exited !== null) return exited
+      proc.kill('SIGKILL')
+      await proc.exited
+      return -1
     },
   }
 }

@@ -2,8 +2,9 @@
 import { t, type Static } from 'elysia'
 import type { Sql, Tx } from '../db/connect.ts'
 import { selectRow, Timestamp } from './model.ts'
-import { pageWithTotal, withinRange, type Page, type PageOf, type TimeRange } from './query.ts'
+import type { Page, PageOf, TimeRange } from './query.ts'
 import { invalidateRollups } from './rollups.ts'
+import { timePage } from './time-pages.ts'
 
 const Int = (description: string) => t.Integer({ description })
 
@@ -21,17 +22,14 @@ export const PlanetStatusRow = t.Object(
 )
 export type PlanetStatusRow = Static<typeof PlanetStatusRow>
 
-/** /historical-planet-status: one planet of one war, newest first. */
+/** /historical-planet-status: one planet of one war, newest first; counted and located through the hourly rollup. */
 function history(sql: Sql, f: { warId: number; planetIndex: number; range: TimeRange }, p: Page): Promise<PageOf<PlanetStatusRow>> {
-  const where = sql`WHERE war_id = ${f.warId} AND planet_index = ${f.planetIndex} ${withinRange(sql, 'captured_at', f.range)}`
-  return pageWithTotal(
-    sql<PlanetStatusRow[]>`
-      SELECT ${selectRow(sql, PlanetStatusRow, { warID: sql`war_id`, timestamp: sql`captured_at` })}
-      FROM planet_status_snapshots ${where}
-      ORDER BY captured_at DESC
-      LIMIT ${p.limit} OFFSET ${p.offset}`,
-    sql<{ n: number }[]>`SELECT count(*) AS n FROM planet_status_snapshots ${where}`,
-  )
+  const series = {
+    table: 'planet_status_snapshots',
+    where: sql`war_id = ${f.warId} AND planet_index = ${f.planetIndex}`,
+    levels: [{ view: 'planet_status_1h', seconds: 3600 }],
+  }
+  return timePage<PlanetStatusRow>(sql, series, f.range, p, selectRow(sql, PlanetStatusRow, { warID: sql`war_id`, timestamp: sql`captured_at` }))
 }
 
 /** A point of a planet's curve: a tick, or an hourly bucket (state at the end of the hour, players averaged). */

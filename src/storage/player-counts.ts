@@ -8,8 +8,9 @@
 import { t, type Static } from 'elysia'
 import type { Sql, Tx } from '../db/connect.ts'
 import { Nullable, selectRow, Timestamp } from './model.ts'
-import { pageWithTotal, withinRange, type Page, type PageOf, type TimeRange } from './query.ts'
+import type { Page, PageOf, TimeRange } from './query.ts'
 import { invalidateRollups, PLAYER_COUNT_ROLLUPS } from './rollups.ts'
+import { timePage } from './time-pages.ts'
 
 export const GAME_NAMES = ['Game', 'Game 2'] as const
 export type GameName = (typeof GAME_NAMES)[number]
@@ -29,17 +30,14 @@ export const PlayerCountRow = t.Object(
 )
 export type PlayerCountRow = Static<typeof PlayerCountRow>
 
-/** /historical-player-count: newest first, both row shapes. */
+/** /historical-player-count: newest first, both row shapes; counted and located through the daily and hourly rollups. */
 function history(sql: Sql, f: { range: TimeRange; gameName?: GameName }, p: Page): Promise<PageOf<PlayerCountRow>> {
-  const where = sql`WHERE true ${withinRange(sql, 'captured_at', f.range)} ${f.gameName ? sql`AND game_name = ${f.gameName}` : sql``}`
-  return pageWithTotal(
-    sql<PlayerCountRow[]>`
-      SELECT ${selectRow(sql, PlayerCountRow, { timestamp: sql`captured_at` })}
-      FROM player_count_snapshots ${where}
-      ORDER BY captured_at DESC, game_name, source
-      LIMIT ${p.limit} OFFSET ${p.offset}`,
-    sql<{ n: number }[]>`SELECT count(*) AS n FROM player_count_snapshots ${where}`,
-  )
+  const series = {
+    table: 'player_count_snapshots',
+    where: f.gameName ? sql`game_name = ${f.gameName}` : sql`true`,
+    levels: [PLAYER_COUNT_ROLLUPS[2], PLAYER_COUNT_ROLLUPS[1]].map((r) => ({ view: r.name, seconds: r.seconds })),
+  }
+  return timePage<PlayerCountRow>(sql, series, f.range, p, selectRow(sql, PlayerCountRow, { timestamp: sql`captured_at` }), sql`game_name, source`)
 }
 
 // ------------------------------------------------------------------ the diver-history series

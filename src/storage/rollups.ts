@@ -47,6 +47,6 @@ export async function refreshRollups(sql: Sql, edition: Edition, now?: Date): Pr
 }
 
 /** Rows at or after `from` were written to `table`: buckets from there on are served live until the next refresh. */
-export async function invalidateRollups(sql: Sql | Tx, table: 'player_count_snapshots' | 'planet_status_snapshots', from: Date): Promise<void> {
+export async function invalidateRollups(sql: Sql | Tx, table: 'player_count_snapshots' | 'planet_status_snapshots' | 'war_summary_snapshots', from: Date): Promise<void> {
   await sql`SELECT rollup_invalidate(${table}, ${from})`
 }

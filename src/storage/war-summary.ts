@@ -8,7 +8,9 @@
 import { t, type Static } from 'elysia'
 import type { Sql, Tx } from '../db/connect.ts'
 import { columnOf, selectRow, Timestamp } from './model.ts'
-import { pageWithTotal, withinRange, type Page, type PageOf, type TimeRange } from './query.ts'
+import type { Page, PageOf, TimeRange } from './query.ts'
+import { invalidateRollups } from './rollups.ts'
+import { timePage } from './time-pages.ts'
 
 const Counter = (description: string) => t.Number({ description })
 
@@ -67,23 +69,17 @@ export const WarSummaryRow = t.Object(
 )
 export type WarSummaryRow = Static<typeof WarSummaryRow>
 
-/** /historical-war-summary: newest first. */
+/** /historical-war-summary: newest first; counted and located through the daily rollup. */
 function history(sql: Sql, f: { warId: number; range: TimeRange }, p: Page): Promise<PageOf<WarSummaryRow>> {
-  const where = sql`WHERE war_id = ${f.warId} ${withinRange(sql, 'captured_at', f.range)}`
-  return pageWithTotal(
-    sql<WarSummaryRow[]>`
-      SELECT ${selectRow(sql, WarSummaryRow, { warID: sql`war_id`, timestamp: sql`captured_at` })}
-      FROM war_summary_snapshots ${where}
-      ORDER BY captured_at DESC
-      LIMIT ${p.limit} OFFSET ${p.offset}`,
-    sql<{ n: number }[]>`SELECT count(*) AS n FROM war_summary_snapshots ${where}`,
-  )
+  const series = { table: 'war_summary_snapshots', where: sql`war_id = ${f.warId}`, levels: [{ view: 'war_summary_1d', seconds: 86_400 }] }
+  return timePage<WarSummaryRow>(sql, series, f.range, p, selectRow(sql, WarSummaryRow, { warID: sql`war_id`, timestamp: sql`captured_at` }))
 }
 
 /** The galaxy counters of one full-status tick. */
 export async function insert(tx: Tx, at: Date, warId: number, warTime: number, counters: WarCounters): Promise<number> {
   const row = { captured_at: at, war_id: warId, upstream_war_time: warTime, ...counterColumns(counters) }
   const r = await tx`INSERT INTO war_summary_snapshots ${tx(row)}`
+  await invalidateRollups(tx, 'war_summary_snapshots', at)
   return r.count
 }
 

@@ -66,10 +66,11 @@ if (typeof fork === 'string') {
         { view_name: 'player_count_1d', materialized_only: false },
         { view_name: 'player_count_1h', materialized_only: false },
         { view_name: 'player_count_5m', materialized_only: false },
+        { view_name: 'war_summary_1d', materialized_only: false },
       ])
       const jobs = await db.query<{ n: number }>(
         "SELECT count(*)::int AS n FROM timescaledb_information.jobs WHERE proc_name = 'policy_refresh_continuous_aggregate'")
-      expect(jobs.rows[0]!.n).toBe(4)
+      expect(jobs.rows[0]!.n).toBe(5)
     })
 
     test('real-time aggregates equal the raw aggregate before and after a refresh, new rows included', async () => {

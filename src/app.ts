@@ -3,6 +3,7 @@ import { CollectorRunner } from './collect/runner.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/index.ts'
 import type { Feeds } from './feeds/index.ts'
+import { Answers } from './http/answers.ts'
 import { errorHandling } from './http/errors.ts'
 import { ResponseCache } from './http/response-cache.ts'
 import { securityPolicy } from './http/security.ts'
@@ -18,6 +19,7 @@ import { openapiDocs } from './routes/openapi.ts'
 import { planetHistoryRoutes } from './routes/planet-history.ts'
 import { throttleRoutes } from './routes/throttle.ts'
 import { warRoutes } from './routes/war.ts'
+import { DataVersions } from './storage/changes.ts'
 import { createStore } from './storage/index.ts'
 import { CurrentWar } from './war/current-war.ts'
 
@@ -37,6 +39,11 @@ export interface AppDeps {
   now?: () => Date
   /** Response cache of /war* and the lookups; pass one to observe hits and loads. */
   cache?: ResponseCache
+  /**
+   * This process's data versions (main.ts moves them on writes and on notifications from
+   * other processes); one is made when absent. Tests that write rows with SQL move them.
+   */
+  versions?: DataVersions
 }
 
 /**
@@ -47,15 +54,17 @@ export interface AppDeps {
 export function buildApp(deps: AppDeps) {
   const { db, log, feeds, config } = deps
   const storage = createStore(db)
+  const versions = deps.versions ?? new DataVersions()
   const currentWar = deps.currentWar ?? new CurrentWar(config.warId, feeds.upstream, log)
-  const runner = deps.runner ?? new CollectorRunner({ db, store: storage, feeds, log, config, currentWar })
+  const runner = deps.runner ?? new CollectorRunner({ db, store: storage, feeds, log, config, currentWar, versions })
   const now = deps.now ?? (() => new Date())
   const context = readContext({
     storage,
     feeds,
     warId: config.warId,
     now,
-    cache: deps.cache ?? new ResponseCache({ now: () => now().getTime() }),
+    cache: deps.cache ?? new ResponseCache({ versions, now: () => now().getTime() }),
+    answers: new Answers(versions),
   })
   return new Elysia()
     .use(securityPolicy())

@@ -5,6 +5,7 @@ import { openDatabase } from './db/index.ts'
 import { createFeeds } from './feeds/index.ts'
 import { MAX_BODY_BYTES } from './http/security.ts'
 import { createLogger, errorText } from './log.ts'
+import { DataVersions, listenForChanges } from './storage/changes.ts'
 import { createStore } from './storage/index.ts'
 import { CurrentWar } from './war/current-war.ts'
 
@@ -30,12 +31,16 @@ async function main() {
   const store = createStore(db)
   const feeds = createFeeds(config)
   const war = new CurrentWar(config.warId, feeds.upstream, log)
-  const collection = await openCollection({ config, db, store, feeds, log, war })
+  // Answers kept ready follow every committed write: this process's own at once, other
+  // processes' (replicas, `npm run collect`) through LISTEN on the primary.
+  const versions = new DataVersions()
+  if (!db.info.embedded) await listenForChanges(db.sql, (changed) => (changed === 'all' ? versions.bumpAll() : versions.bump(changed)))
+  const collection = await openCollection({ config, db, store, feeds, log, war, versions })
   let shuttingDown = false
 
   if (!config.collectorSecret) log.warn('COLLECTOR_SECRET is not set: POST /api/v1/collect/* is open to anyone (development only)')
   const app = buildApp({
-    config, db, log, feeds, currentWar: war, runner: collection.runner,
+    config, db, log, feeds, currentWar: war, runner: collection.runner, versions,
     collectors: () => collection.counts(), isShuttingDown: () => shuttingDown,
   })
   collection.start(app, config.scheduleEnabled)

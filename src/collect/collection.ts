@@ -10,6 +10,7 @@ import type { Database } from '../db/index.ts'
 import { spoolDirOf } from '../config.ts'
 import type { Feeds } from '../feeds/index.ts'
 import type { Logger } from '../log.ts'
+import type { DataVersions } from '../storage/changes.ts'
 import type { Store } from '../storage/index.ts'
 import { refreshRollups } from '../storage/rollups.ts'
 import type { CurrentWar } from '../war/current-war.ts'
@@ -28,6 +29,8 @@ export interface CollectionDeps {
   log: Logger
   /** The war the schedule collects (followed from the upstream). */
   war: CurrentWar
+  /** This process's data versions, moved by every write the runner commits. */
+  versions: DataVersions
 }
 
 export interface FiringCounts {
@@ -41,8 +44,8 @@ export interface FiringCounts {
 
 export type Collection = Awaited<ReturnType<typeof openCollection>>
 
-export async function openCollection({ config, db, store, feeds, log, war }: CollectionDeps) {
-  const runner = new CollectorRunner({ db, store, feeds, log, config, currentWar: war })
+export async function openCollection({ config, db, store, feeds, log, war, versions }: CollectionDeps) {
+  const runner = new CollectorRunner({ db, store, feeds, log, config, currentWar: war, versions })
   const spool = await Spool.open(spoolDirOf(config), config.backlogMaxTicks, log)
   const writer = new SpoolWriter(runner, spool, db.gate, log)
   const firings = Object.fromEntries(COLLECTOR_NAMES.map((n) => [n, { fetched: 0, failed: 0, skipped: 0 }])) as Record<CollectorName, FiringCounts>

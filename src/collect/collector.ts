@@ -8,6 +8,7 @@
 import type { Tx } from '../db/connect.ts'
 import type { Feeds } from '../feeds/index.ts'
 import type { Drift } from '../feeds/schema.ts'
+import type { Dataset } from '../storage/changes.ts'
 import type { Store } from '../storage/index.ts'
 
 export const COLLECTOR_NAMES = ['player-count', 'war-info', 'full-status', 'planet-stats'] as const
@@ -46,6 +47,8 @@ export interface Collector<P = unknown, R = unknown> {
   /** The tick's capture time and rows; pure. */
   map(payload: P, ctx: { warId: number; now?: Date }): { capturedAt: Date; rows: R }
   write(tx: Tx, at: Date, tick: Tick<R>): Promise<WriteResult>
+  /** The dataset each count of `written` adds to: a count above 0 changes it (storage/changes.ts). */
+  changes: Record<string, Dataset>
   /** Its feed has no war id and describes the upstream's current war: rows only go there. */
   currentWarOnly?: boolean
 }

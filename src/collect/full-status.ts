@@ -48,6 +48,7 @@ export function publishedAt(capturedAt: Date, statusWarTime: number, publishedWa
 export const fullStatus = defineCollector({
   name: 'full-status',
   summary: 'Run one full archival tick: planet status, war summary, major orders with progress, dispatches.',
+  changes: { planetStatus: 'planet-status', warSummary: 'war-summary', majorOrders: 'major-orders', majorOrderProgress: 'major-orders', dispatches: 'dispatches' },
   async fetch({ feeds, warId }) {
     const up = feeds.upstream
     const [status, summary, assignments, news] = await Promise.all([

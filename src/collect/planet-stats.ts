@@ -13,6 +13,7 @@ import { defineCollector } from './collector.ts'
 export const planetStats = defineCollector({
   name: 'planet-stats',
   summary: 'Run the per-planet statistics collector once: a row per planet whose counters changed.',
+  changes: { planetStats: 'planet-stats' },
   currentWarOnly: true,
   async fetch({ feeds }) {
     return { planets: await feeds.community.planets() }

@@ -14,6 +14,7 @@ import { COLLECTOR_FETCH, defineCollector } from './collector.ts'
 export const playerCount = defineCollector({
   name: 'player-count',
   summary: 'Run the player-count collector once: the upstream cross-platform total, and pcstore counts when due.',
+  changes: { upstreamRows: 'player-counts', pcstoreRows: 'player-counts' },
   async fetch({ feeds, warId, now, peek }) {
     // Due-ness comes from the database when it answers at once; otherwise pcstore is
     // fetched anyway and the write applies the rule.

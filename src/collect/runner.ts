@@ -10,6 +10,7 @@ import type { DatabaseGate } from '../db/gate.ts'
 import type { Feeds } from '../feeds/index.ts'
 import type { Drift } from '../feeds/schema.ts'
 import { errorText, type Logger } from '../log.ts'
+import { announce, type DataVersions, type Dataset } from '../storage/changes.ts'
 import type { Store } from '../storage/index.ts'
 import { NotCurrentWarError, type CurrentWar } from '../war/current-war.ts'
 import { payloadDrift, type Collector, type CollectorName, type Tick } from './collector.ts'
@@ -26,6 +27,8 @@ export interface RunnerDeps {
    * has just checked instead.
    */
   currentWar?: Pick<CurrentWar, 'verify'>
+  /** This process's data versions: moved right after a write commits (other processes hear of it by LISTEN). */
+  versions?: DataVersions
 }
 
 export interface RunOptions {
@@ -58,6 +61,11 @@ export interface Captured {
 
 /** How long a fetch's peek at the database may take before the fetch goes on without it. */
 const PEEK_MS = 300
+
+/** The datasets a write changed: those its non-zero counts add to. */
+function changedBy(c: AnyCollector, written: Record<string, number>): Dataset[] {
+  return [...new Set(Object.entries(written).flatMap(([key, n]) => (n > 0 && c.changes[key] ? [c.changes[key]] : [])))]
+}
 
 // Each collector has its own payload and row types; the runner handles any of them.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -96,8 +104,14 @@ export class CollectorRunner {
     const t0 = performance.now()
     const { sql, gate } = this.deps.db
     const result = await gate.run(() =>
-      sql.begin(async (tx) => ((await tryTransactionLock(tx, `collector:${c.name}`)) ? c.write(tx, new Date(tick.capturedAt), tick) : null)),
+      sql.begin(async (tx) => {
+        if (!(await tryTransactionLock(tx, `collector:${c.name}`))) return null
+        const written = await c.write(tx, new Date(tick.capturedAt), tick)
+        await announce(tx, changedBy(c, written.written))
+        return written
+      }),
     )
+    if (result) this.deps.versions?.bump(changedBy(c, result.written))
     return {
       collector: c.name,
       warId: tick.warId,

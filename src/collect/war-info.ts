@@ -11,6 +11,7 @@ import { COLLECTOR_FETCH, defineCollector } from './collector.ts'
 export const warInfo = defineCollector({
   name: 'war-info',
   summary: 'Run the war-info collector once: wars, planets, sectors, factions and per-planet war info.',
+  changes: { wars: 'war', factions: 'war', sectors: 'war', planets: 'war', planetWarInfo: 'war' },
   async fetch({ feeds, warId }) {
     const [info, status] = await Promise.all([feeds.upstream.warInfo(warId, COLLECTOR_FETCH), feeds.upstream.status(warId, COLLECTOR_FETCH)])
     return { info, status }

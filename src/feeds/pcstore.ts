@@ -76,6 +76,8 @@ export interface PcstoreCounts {
   /** null where the store gave no figure. */
   game1: number | null
   game2: number | null
+  /** When each figure was fetched from the store; null where it gave none. */
+  fetchedAt: { game1: Date | null; game2: Date | null }
   drift: Drift
 }
 
@@ -89,6 +91,10 @@ export async function pcstoreCounts(client: PcstoreClient, opts?: GetOptions): P
   return {
     game1: game1.status === 'fulfilled' ? game1.value.data : null,
     game2: game2.status === 'fulfilled' ? game2.value.data : null,
+    fetchedAt: {
+      game1: game1.status === 'fulfilled' ? game1.value.fetchedAt : null,
+      game2: game2.status === 'fulfilled' ? game2.value.fetchedAt : null,
+    },
     drift: drifts.find((d) => d !== NO_DRIFT) ?? NO_DRIFT,
   }
 }

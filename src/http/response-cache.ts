@@ -7,6 +7,7 @@
  * If-None-Match. Errors are never cached.
  */
 import { SingleFlightCache } from '../cache.ts'
+import type { DataVersions, Dataset } from '../storage/changes.ts'
 
 export interface CachePolicy {
   /** The Cache-Control header sent with the response. */
@@ -25,6 +26,8 @@ export const CACHE_POLICIES = {
 } as const satisfies Record<string, CachePolicy>
 
 export interface ResponseCacheOptions {
+  /** Versions of the data: a body is kept for one version of the datasets it reads. */
+  versions?: DataVersions
   /** Clock in epoch ms; tests move it to expire entries. */
   now?: () => number
   /** Entries kept at most (the least recently stored go first). Default 1000. */
@@ -51,16 +54,21 @@ export class ResponseCache {
   private readonly cache: SingleFlightCache<Entry>
   readonly stats: CacheStats = { hits: 0, loads: 0, notModified: 0 }
 
+  private readonly versions: DataVersions | undefined
+
   constructor(opts: ResponseCacheOptions = {}) {
     this.cache = new SingleFlightCache<Entry>(opts.maxEntries ?? 1000, opts.now ?? Date.now)
+    this.versions = opts.versions
   }
 
   /**
    * Answer `request` from the body stored under `key`, or from `load()` (stored for the
-   * policy's window). `key` must identify the answer: path plus the validated parameters.
+   * policy's window, and only while the `datasets` it reads have not changed: a body is
+   * never older than the last committed write). `key` must identify the answer: path
+   * plus the validated parameters.
    */
-  async respond(request: Request, key: string, policy: CachePolicy, load: () => Promise<unknown>): Promise<Response> {
-    const entry = await this.entry(key, policy, load)
+  async respond(request: Request, key: string, policy: CachePolicy, datasets: readonly Dataset[], load: () => Promise<unknown>): Promise<Response> {
+    const entry = await this.entry(this.versions ? `${key}@${this.versions.stamp(datasets)}` : key, policy, load)
     const headers = { 'cache-control': policy.header, etag: entry.etag }
     if (matches(request.headers.get('if-none-match'), entry.etag)) {
       this.stats.notModified++

@@ -1,6 +1,7 @@
 /** The dependencies of the read routes, decorated onto their handlers' context once per app. */
 import { Elysia } from 'elysia'
 import type { Feeds } from '../feeds/index.ts'
+import type { Answers } from '../http/answers.ts'
 import type { ResponseCache } from '../http/response-cache.ts'
 import type { Store } from '../storage/index.ts'
 
@@ -14,6 +15,8 @@ export type ReadDeps = {
   now: () => Date
   /** Response cache of /war* and the lookups. */
   cache: ResponseCache
+  /** Answers kept ready per data version (diver and planet history, live counts). */
+  answers: Answers
 }
 
 export const readContext = (deps: ReadDeps) => new Elysia({ name: 'routes/context' }).decorate(deps)

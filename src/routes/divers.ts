@@ -1,7 +1,7 @@
 /** /divers/history: the player-count curve of the second game over a range, about 200 points. */
 import { Elysia, t } from 'elysia'
+import { Answers, jsonNoStore, JsonTemplate } from '../http/answers.ts'
 import { errorResponses } from '../http/errors.ts'
-import { httpPolicy } from '../http/policy.ts'
 import type { Store } from '../storage/index.ts'
 import { Timestamp } from '../storage/model.ts'
 import type { DiverSource } from '../storage/player-counts.ts'
@@ -60,21 +60,34 @@ async function sourceForWindow(q: Store['playerCounts'], from: Date, widthS: num
   return (await q.hasRowIn('pcstore', from, to)) ? 'pcstore' : 'api'
 }
 
-/** The diver history of `range` as of `to`, from the stored rows. */
-export async function diverHistory(storage: Store, range: DiverRange, to: Date) {
-  const q = storage.playerCounts
+/** Where the window starts and how it is bucketed; for `all`, which series serves it. */
+interface Window {
+  source?: DiverSource
+  from: Date
+  bucketSeconds: number
+}
+
+/** The window of `range` at `to`. For `all` it needs the first row of each series (kept per data version). */
+async function windowOf(answers: Answers, q: Store['playerCounts'], range: DiverRange, to: Date): Promise<Window> {
   let source: DiverSource | undefined
   let windowStart: Date
   if (range === 'all') {
     // The series that started first, over its whole history (ties: api).
-    const [api, pcstore] = await Promise.all([q.firstRowAt('api'), q.firstRowAt('pcstore')])
+    const [api, pcstore] = await answers.get('divers/first-rows', ['player-counts'], () => Promise.all([q.firstRowAt('api'), q.firstRowAt('pcstore')]))
     source = api && (!pcstore || api <= pcstore) ? 'api' : pcstore ? 'pcstore' : 'api'
     windowStart = (source === 'api' ? api : pcstore) ?? to
   } else windowStart = new Date(to.getTime() - RANGE_SECONDS[range] * 1000)
   const bucketSeconds = bucketSecondsFor(Math.max(0, (to.getTime() - windowStart.getTime()) / 1000))
-  const from = timeBucket(bucketSeconds, windowStart)
-  source ??= await sourceForWindow(q, from, bucketSeconds, to)
+  return { source, from: timeBucket(bucketSeconds, windowStart), bucketSeconds }
+}
 
+/**
+ * The diver history of `range` for a window, from the stored rows, as of `to`. Within one
+ * window (same start and width) nothing of it but `to` changes until rows are written.
+ */
+export async function diverHistory(q: Store['playerCounts'], range: DiverRange, w: Window, to: Date) {
+  const { from, bucketSeconds } = w
+  const source = w.source ?? (await sourceForWindow(q, from, bucketSeconds, to))
   const level = rollupLevelFor(bucketSeconds)
   const [rows, current] = await Promise.all([q.buckets(source, level, bucketSeconds, from, to), q.latestValue(source)])
   let stats = { current, peak: null as { value: number; at: Date } | null, low: null as { value: number; at: Date } | null, avg: null as number | null }
@@ -108,12 +121,19 @@ export async function diverHistory(storage: Store, range: DiverRange, to: Date) 
   }
 }
 
+/** The answer for `range` at `to`: kept per window and data version, `to` filled in per request. */
+async function keptDiverHistory(answers: Answers, storage: Store, range: DiverRange, to: Date): Promise<string> {
+  const q = storage.playerCounts
+  const w = await windowOf(answers, q, range, to)
+  const template = await answers.get(`divers/${range}/${w.from.getTime()}/${w.bucketSeconds}`, ['player-counts'], async () =>
+    new JsonTemplate(await diverHistory(q, range, w, to), ['to']))
+  return template.render({ to })
+}
+
 export const diverRoutes = (context: ReadContext) =>
   new Elysia({ name: 'routes/divers', detail: { tags: ['live'] } })
     .use(context)
-    .use(httpPolicy)
-    .get('/divers/history', ({ query, storage, now }) => diverHistory(storage, query.range ?? '24h', now()), {
-      noStore: true,
+    .get('/divers/history', async ({ query, storage, answers, now }) => jsonNoStore(await keptDiverHistory(answers, storage, query.range ?? '24h', now())), {
       query: t.Object({
         range: t.Optional(
           RangeSchema({

@@ -5,6 +5,7 @@
 import { Elysia, t } from 'elysia'
 import { pcstoreCounts } from '../feeds/pcstore.ts'
 import { GALAXY_COUNTER_NAMES, GalaxyStatsSchema } from '../feeds/upstream.ts'
+import { jsonNoStore, JsonTemplate } from '../http/answers.ts'
 import { errorResponses } from '../http/errors.ts'
 import { httpPolicy } from '../http/policy.ts'
 import { Timestamp } from '../storage/model.ts'
@@ -56,55 +57,57 @@ export const liveRoutes = (context: ReadContext) =>
   new Elysia({ name: 'routes/live', detail: { tags: ['live'] } })
     .use(context)
     .use(httpPolicy)
-    .guard({ noStore: true }, (app) =>
-      app
-        .get(
-          '/player-count',
-          async ({ feeds, warId, now }) => {
-            // Both feeds at once; a failed feed makes only its own figures unavailable.
-            const [gameActive, pc] = await Promise.all([
-              feeds.upstream.status(warId).then(
-                ({ data }) => data.planetStatus.reduce((sum, p) => sum + p.players, 0),
-                () => null,
-              ),
-              pcstoreCounts(feeds.pcstore),
-            ])
-            const game1 = counts(pc.game1 ?? 0)
-            const game2 = counts(pc.game2 ?? 0)
-            return {
-              capturedAt: now(),
+    .get(
+      '/player-count',
+      async ({ feeds, warId, now, answers }) => {
+        // Both feeds at once (each answers from its cache while fresh); a failed feed makes
+        // only its own figures unavailable. The body is kept per feed answer: only the
+        // capture time changes per request.
+        const [status, pc] = await Promise.all([feeds.upstream.status(warId).catch(() => null), pcstoreCounts(feeds.pcstore)])
+        const key = `player-count/${warId}/${status?.fetchedAt.getTime() ?? '-'}/${pc.fetchedAt.game1?.getTime() ?? '-'}/${pc.fetchedAt.game2?.getTime() ?? '-'}`
+        const template = await answers.get(key, [], async () => {
+          const gameActive = status ? status.data.planetStatus.reduce((sum, p) => sum + p.players, 0) : null
+          const game1 = counts(pc.game1 ?? 0)
+          const game2 = counts(pc.game2 ?? 0)
+          return new JsonTemplate(
+            {
+              capturedAt: null,
               gameActive: gameActive ?? 0,
               game1,
               game2,
               all: counts(game1.pcstore + game2.pcstore),
               sources: {
-                game1: pc.game1 === null ? ('unavailable' as const) : ('pcstore' as const),
-                game2: pc.game2 === null ? ('unavailable' as const) : ('pcstore' as const),
-                gameActive: gameActive === null ? ('unavailable' as const) : ('upstream' as const),
+                game1: pc.game1 === null ? 'unavailable' : 'pcstore',
+                game2: pc.game2 === null ? 'unavailable' : 'pcstore',
+                gameActive: gameActive === null ? 'unavailable' : 'upstream',
               },
-            }
-          },
-          {
-            response: { 200: PlayerCount },
-            detail: {
-              summary: 'Live player count',
-              description: 'Live players from the upstream war status (gameActive) and the PC store (game1, game2), fetched concurrently. A failed feed gives 0 for its figures and "unavailable" in sources; never a 503.',
             },
-          },
-        )
-        .get(
-          '/war-stats',
-          async ({ feeds, warId }) => {
-            // An unreachable upstream throws FeedUnavailableError: the error plugin answers 503.
-            const { data, fetchedAt } = await feeds.upstream.summary(warId)
-            return { at: fetchedAt, stats: countersOf(data.galaxy_stats, GALAXY_COUNTER_NAMES) }
-          },
-          {
-            response: { 200: WarStats, 503: errorResponses[503] },
-            detail: {
-              summary: 'Live galaxy war statistics',
-              description: 'Cumulative galaxy statistics from the upstream war summary of the configured war, through the throttled client (15 s cache). 503 when the upstream is unreachable.',
-            },
-          },
-        ),
+            ['capturedAt'],
+          )
+        })
+        return jsonNoStore(template.render({ capturedAt: now() }))
+      },
+      {
+        response: { 200: PlayerCount },
+        detail: {
+          summary: 'Live player count',
+          description: 'Live players from the upstream war status (gameActive) and the PC store (game1, game2), fetched concurrently. A failed feed gives 0 for its figures and "unavailable" in sources; never a 503.',
+        },
+      },
+    )
+    .get(
+      '/war-stats',
+      async ({ feeds, warId }) => {
+        // An unreachable upstream throws FeedUnavailableError: the error plugin answers 503.
+        const { data, fetchedAt } = await feeds.upstream.summary(warId)
+        return { at: fetchedAt, stats: countersOf(data.galaxy_stats, GALAXY_COUNTER_NAMES) }
+      },
+      {
+        noStore: true,
+        response: { 200: WarStats, 503: errorResponses[503] },
+        detail: {
+          summary: 'Live galaxy war statistics',
+          description: 'Cumulative galaxy statistics from the upstream war summary of the configured war, through the throttled client (15 s cache). 503 when the upstream is unreachable.',
+        },
+      },
     )

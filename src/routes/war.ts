@@ -17,7 +17,7 @@ export const warRoutes = (context: ReadContext) =>
     .get(
       '/war',
       ({ request, cache, storage }) =>
-        cache.respond(request, 'war', CACHE_POLICIES.war, async () => {
+        cache.respond(request, 'war', CACHE_POLICIES.war, ['war'], async () => {
           const state = await storage.war.warState({})
           if (!state) throw status(404, { error: 'no war records yet' })
           return state
@@ -35,7 +35,7 @@ export const warRoutes = (context: ReadContext) =>
       ({ request, params, query, cache, storage }) => {
         const warId = parseWarId(params.warId)
         const planetIndex = planetIndexOf(query)
-        return cache.respond(request, `war/${warId}/${planetIndex ?? '*'}`, CACHE_POLICIES.war, async () => {
+        return cache.respond(request, `war/${warId}/${planetIndex ?? '*'}`, CACHE_POLICIES.war, ['war'], async () => {
           const state = await storage.war.warState({ warId, planetIndex })
           if (!state) throw status(404, { error: 'war not found' })
           return state

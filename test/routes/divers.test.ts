@@ -165,6 +165,7 @@ describe('diver history source rule (embedded)', () => {
       INSERT INTO player_count_snapshots (captured_at, game_name, source, pcstore_player_count, console_player_count, total_player_count)
       SELECT ${t0}::timestamptz + make_interval(secs => g), 'Game 2', 'pcstore', 500, 0, 500
       FROM generate_series(0, 2 * 86400 - 60, 600) AS g`
+    h.changed('player-counts')
     expect(await source('7d')).toBe('pcstore')
     expect(await source('24h')).toBe('api')
     // Both series start at the same time: the tie goes to api.
@@ -178,6 +179,7 @@ describe('diver history source rule (embedded)', () => {
     await sql`
       INSERT INTO player_count_snapshots (captured_at, game_name, source, pcstore_player_count, console_player_count, total_player_count)
       VALUES (${new Date(t0.getTime() - 3 * 86_400_000)}, 'Game 2', 'pcstore', 400, 0, 400)`
+    h.changed('player-counts')
     const all = await h.get('/divers/history?range=all')
     expect(all.body.source).toBe('pcstore')
     expect(all.body.stats.low).toEqual({ value: 400, at: new Date(t0.getTime() - 3 * 86_400_000).toISOString() })

@@ -3,6 +3,7 @@ import { buildApp, type AppDeps } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 import type { ResponseCache } from '../../src/http/response-cache.ts'
 import { silentLogger } from '../../src/log.ts'
+import { DataVersions, type Dataset } from '../../src/storage/changes.ts'
 import { startSimulator, type Simulator } from '../../src/sim/server.ts'
 import { createFeeds } from '../../src/feeds/index.ts'
 import { openEmbeddedTestDatabase, type TestDatabase } from '../support/db.ts'
@@ -11,6 +12,8 @@ export interface Harness {
   db: TestDatabase
   deps: AppDeps
   sim: Simulator | null
+  /** Rows were written with SQL (not through a collector): answers kept for older data go. */
+  changed(...datasets: Dataset[]): void
   /** GET through the app; body parsed as JSON when there is one. */
   get(path: string, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: any }>
   close(): Promise<void>
@@ -42,12 +45,14 @@ export async function openHarness(opts: HarnessOptions = {}): Promise<Harness> {
     clientContact: 'test@example.invalid',
   })
   const config = { ...loadConfig({}), warId: 801 }
-  const deps: AppDeps = { config, db, log: silentLogger, feeds, now: opts.now, cache: opts.cache }
+  const versions = new DataVersions()
+  const deps: AppDeps = { config, db, log: silentLogger, feeds, now: opts.now, cache: opts.cache, versions }
   const app = buildApp(deps)
   return {
     db,
     deps,
     sim,
+    changed: (...datasets) => (datasets.length ? versions.bump(datasets) : versions.bumpAll()),
     async get(path, headers = {}) {
       const res = await app.handle(new Request(`http://localhost${path.startsWith('/api') || path.startsWith('/openapi') ? path : `/api/v1${path}`}`, { headers }))
       const text = await res.text()

@@ -1,0 +1,83 @@
+/**
+ * Answers kept ready. A read whose work is the same for every reader until the data
+ * changes (the diver-history chart, a planet's curve, the live counts) is computed once
+ * per version of the datasets it reads (storage/changes.ts) and kept serialised; readers
+ * get a copy with the values that change per request (the window's end, the capture
+ * time) filled in. The work is done when the data changes, by the first reader after the
+ * change (the others meanwhile join that computation), not by every reader.
+ *
+ * Exact as of the last committed row: a write moves the versions the moment it commits
+ * (in this process; other processes within the LISTEN delay), and an answer is only ever
+ * served for the versions it was computed at: the key holds them.
+ */
+import { SingleFlightCache } from '../cache.ts'
+import type { DataVersions, Dataset } from '../storage/changes.ts'
+
+export class Answers {
+  private readonly cache: SingleFlightCache<unknown>
+
+  constructor(
+    private readonly versions: DataVersions,
+    maxEntries = 512,
+  ) {
+    this.cache = new SingleFlightCache<unknown>(maxEntries)
+  }
+
+  /**
+   * The answer under `key` (the route, its parameters and its clock-dependent window) for
+   * the current versions of `datasets`: kept, or computed now (once, however many ask).
+   */
+  get<T>(key: string, datasets: readonly Dataset[], compute: () => Promise<T>): Promise<T> {
+    const full = `${key}@${this.versions.stamp(datasets)}`
+    const kept = this.cache.get(full)
+    if (kept) return Promise.resolve(kept.value as T)
+    return this.cache.load<T>(full, compute, (value) => value)
+  }
+}
+
+/**
+ * A JSON body with holes: serialised once, then rendered per request by filling the
+ * holes (top-level fields) with their values. The bytes equal JSON.stringify of the
+ * whole value with those fields set.
+ */
+export class JsonTemplate<H extends string> {
+  private readonly parts: string[]
+  private readonly order: H[]
+
+  constructor(value: Record<string, unknown>, holes: readonly H[]) {
+    const marked: Record<string, unknown> = { ...value }
+    for (const [i, h] of holes.entries()) marked[h] = `\u0001hole${i}\u0001`
+    const text = JSON.stringify(marked)
+    // Split on each hole, in the order the holes appear in the text.
+    const found = holes.map((h, i) => ({ h, at: text.indexOf(JSON.stringify(`\u0001hole${i}\u0001`)), len: JSON.stringify(`\u0001hole${i}\u0001`).length }))
+    found.sort((a, b) => a.at - b.at)
+    this.parts = []
+    this.order = []
+    let from = 0
+    for (const f of found) {
+      this.parts.push(text.slice(from, f.at))
+      this.order.push(f.h)
+      from = f.at + f.len
+    }
+    this.parts.push(text.slice(from))
+  }
+
+  render(values: Record<H, unknown>): string {
+    let out = this.parts[0]!
+    for (let i = 0; i < this.order.length; i++) out += JSON.stringify(values[this.order[i]!]) + this.parts[i + 1]!
+    return out
+  }
+
+  /** The same with holes given as ready JSON text (e.g. a slice of a serialised array). */
+  renderJson(json: Record<H, string>): string {
+    let out = this.parts[0]!
+    for (let i = 0; i < this.order.length; i++) out += json[this.order[i]!] + this.parts[i + 1]!
+    return out
+  }
+}
+
+/** Headers of a JSON answer that no cache may keep. */
+const JSON_NO_STORE = { 'content-type': 'application/json;charset=utf-8', 'cache-control': 'no-store' }
+
+/** A ready JSON body as the route's response (no serialisation, no schema pass: the body was built from the model). */
+export const jsonNoStore = (body: string) => new Response(body, { headers: JSON_NO_STORE })

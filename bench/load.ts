@@ -1,8 +1,9 @@
 /**
  * HTTP throughput on loopback: the real service process (`bun src/main.ts`) against the
  * ceiling (bench/ceiling.ts, a bare Bun.serve answering the same bytes), same routes,
- * same load generator (wrk; a small Bun client when wrk is missing), same run. The
- * service's memory is polled from /proc during the whole phase.
+ * same load generator (wrk, installed by bench/wrk.ts when missing and possible; a small
+ * Bun client otherwise), same run. The service's memory is polled from /proc during the
+ * whole phase.
  */
 import { startListening, type Listening } from '../test/support/process.ts'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -135,7 +136,6 @@ export async function measureThroughput(
 ): Promise<ThroughputResult> {
   const useWrk = wrkAvailable()
   const tool = useWrk ? `wrk (${o.threads} threads, ${o.connections} connections, ${o.durationS} s per run)` : `Bun fetch client (${o.connections} concurrent loops, ${o.durationS} s per run; wrk not installed)`
-  if (!useWrk) o.progress('wrk not found (apt-get install -y wrk): using the Bun fallback client, which shares the 2 cores less efficiently')
   const load = (url: string, s: number) => (useWrk ? wrk(url, s, o) : bunClient(url, s, o))
 
   const env: Record<string, string> = {

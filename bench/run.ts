@@ -34,6 +34,7 @@ import { explainRequest, type Explained } from './explain.ts'
 import { analyze, generate, type Scale } from './generate.ts'
 import { measureIngest } from './ingest.ts'
 import { measureThroughput, stopProcess } from './load.ts'
+import { ensureWrk } from './wrk.ts'
 import { dataFacts, measureLatency, ResultMismatch, type LatencyCase } from './measure.ts'
 import { evaluateTargets, renderMarkdown, writeSection, type Machine, type RunResult } from './report.ts'
 import { appDeps, openBenchDatabase, ROOT, simulatedFeeds, WAR_ID, type BenchDatabase, type DbKind } from './setup.ts'
@@ -157,6 +158,7 @@ function machine(): Machine {
 async function main() {
   const m = machine()
   progress(`bench: ${dbKind} database, ${preset} scale ${JSON.stringify(scale)}; ${m.cpu}, ${m.cores} cores, load ${m.loadavg[0]!.toFixed(2)}`)
+  await ensureWrk({ progress })
   bench = await openBenchDatabase(dbKind, dbUrl)
   const { sql } = bench.db
   const info = bench.db.info

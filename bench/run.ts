@@ -10,7 +10,7 @@
  *     --planet-days N          days of 5-minute ticks for every planet (default 90)
  *     --summary-days N         days of war-summary ticks (default 365)
  *     --orders N --dispatches N
- *     --db timescaledb|embedded  own TimescaleDB instance (default; scripts/testdb.sh, TESTDB_NAME=bench)
+ *     --db timescaledb|embedded  own TimescaleDB instance (default; scripts/testdb.sh, TESTDB_NAME=bench-<pid>)
  *                                or an in-memory PGlite
  *     --db-url URL             any PostgreSQL/TimescaleDB server: a scratch database is created there and dropped
  *     --reps N                 timed requests per latency case (default 30)

@@ -15,7 +15,7 @@
  *     --db-url URL             any PostgreSQL/TimescaleDB server: a scratch database is created there and dropped
  *     --reps N                 timed requests per latency case (default 30)
  *     --duration S             seconds per load run (default 10); --threads 2 --connections 32
- *     --ticks N                timed full-status ticks (default 25)
+ *     --ticks N                timed ticks of each collector, full-status and player-count (default 25)
  *     --out FILE               report file (default BENCHMARKS.md); --no-write to only print
  *   Every option also reads BENCH_<NAME> from the environment (BENCH_YEARS=1, BENCH_DB_URL=...).
  */
@@ -209,8 +209,11 @@ async function main() {
     explains.push({ ...(await explainRequest(deps, bench.url, c.path, bench.servicePoolMax === 1 ? 1 : 4)), reason })
   }
 
-  // Ingest through the real collector (writes ticks at the current time, after the reads).
-  const ingest = await measureIngest(bench.db, feeds.feeds, feeds.later, { ticks, warmup: 2, progress })
+  // Writes: the real collectors through the runner (ticks at the current time, after the reads).
+  const ingest = {
+    fullStatus: await measureIngest(bench.db, feeds.feeds, feeds.later, { collector: 'full-status', ticks, warmup: 2, progress }),
+    playerCount: await measureIngest(bench.db, feeds.feeds, feeds.later, { collector: 'player-count', ticks, warmup: 2, progress }),
+  }
 
   // Throughput and memory of the real service process.
   const throughput = await measureThroughput(

@@ -7,9 +7,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import type { GenStep, Scale } from './generate.ts'
 import type { Explained } from './explain.ts'
 import type { IngestResult } from './ingest.ts'
-import type { ThroughputResult } from './load.ts'
+import type { RouteThroughput, ThroughputResult } from './load.ts'
 import type { LatencyCase } from './measure.ts'
 import { ms } from './stats.ts'
+import { POST_EVERY_MS, SAMPLE_EVERY_MS, SLACK_MS, WAR_STEP_S } from './check.ts'
 
 export interface Machine {
   cpu: string
@@ -51,6 +52,25 @@ const mb = (b: number | null) => (b === null ? '–' : b >= 1 << 30 ? `${(b / (1
 const size = (b: number) => (b < 1024 ? `${b} B` : b < 1 << 20 ? `${(b / 1024).toFixed(1)} KB` : mb(b))
 const ratio = (r: number) => (r >= 100 ? `${r.toFixed(0)}×` : `${r.toFixed(1)}×`)
 
+/** A share in percent: whole percents, one decimal below 10 % (0.2 % is not 0 %). */
+const pct = (r: number) => `${(100 * r).toFixed(r < 0.1 ? 1 : 0)} %`
+
+/** Sum of the exactness checks of some load runs. */
+export function checkTotals(routes: RouteThroughput[]) {
+  const checked = routes.filter((x) => x.check)
+  const sum = (f: (x: RouteThroughput) => number) => checked.reduce((a, x) => a + f(x), 0)
+  return {
+    runs: checked.length,
+    equal: sum((x) => x.check!.equal),
+    skipped: sum((x) => x.check!.skipped),
+    mismatched: sum((x) => x.check!.mismatched),
+    failed: sum((x) => x.check!.failed),
+    rows: sum((x) => Object.values(x.check!.rowsWritten).reduce((a, b) => a + b, 0)),
+    upstreamRows: sum((x) => x.check!.rowsWritten.upstreamRows ?? 0),
+    planetRows: sum((x) => x.check!.rowsWritten.planetStatus ?? 0),
+  }
+}
+
 /** Verdicts against the issue's targets, from the measured figures. */
 export function evaluateTargets(r: Pick<RunResult, 'latency' | 'throughput' | 'ingest'>): Target[] {
   const out: Target[] = []
@@ -89,7 +109,7 @@ export function evaluateTargets(r: Pick<RunResult, 'latency' | 'throughput' | 'i
   if (r.throughput) {
     for (const path of ['/api/v1/war', '/api/v1/planets']) {
       const t = r.throughput.routes.find((x) => x.path === path)
-      if (t) out.push({ name: `${path}: ≥ 70 % of the ceiling's req/s`, measured: `${(100 * t.ratio).toFixed(0)} % (${n(t.service.rps)} vs ${n(t.ceiling.rps)} req/s)`, met: t.ratio >= 0.7 })
+      if (t) out.push({ name: `${path}: ≥ 70 % of the ceiling's req/s`, measured: `${pct(t.ratio)} (${n(t.service.rps)} vs ${n(t.ceiling.rps)} req/s)`, met: t.ratio >= 0.7 })
     }
     out.push({
       name: 'service peak RSS ≤ 200 MB',
@@ -156,13 +176,24 @@ export function renderMarkdown(r: RunResult): string {
 
   if (r.throughput) {
     const tp = r.throughput
-    L.push(`### HTTP throughput (loopback, ${tp.tool})`, '')
-    L.push('Service = `bun src/main.ts` on the bench database (SCHEDULE_ENABLED=false, feeds on the simulator); ceiling = `bench/ceiling.ts`, a bare `Bun.serve` answering the same bytes and headers; both measured in this run, alternately.', '')
-    L.push('| Route | Body | Service req/s | p50 / p99 ms | Ceiling req/s | p50 / p99 ms | Service ÷ ceiling |', '|---|---:|---:|---:|---:|---:|---:|')
+    const runs = [...new Set(tp.routes.map((x) => x.durationS))].sort((a, b) => b - a)
+    const targetS = tp.routes.find((x) => x.target)?.durationS
+    const otherS = tp.routes.find((x) => !x.target)?.durationS
+    L.push(`### HTTP throughput (loopback, ${tp.tool}, ${runs.map((d) => `${d} s`).join(' / ')} per run)`, '')
+    L.push(
+      'Service = `bun src/main.ts` on the bench database (SCHEDULE_ENABLED=false, feeds on the simulator); ceiling = `bench/ceiling.ts`, a bare `Bun.serve` answering the same bytes and headers ' +
+        '(fetched once from the service, so bodies that carry the current time keep the time of that fetch); both measured in this run, alternately, route by route, each after a warm-up run. ' +
+        `Runs of ${targetS ?? '–'} s for the issue's target routes (diver history, planet history, /player-count, /war, /planets; marked *), ${otherS ?? '–'} s for the others. ` +
+        'During the diver- and planet-history runs the exactness check below runs as well (its sampling also during the ceiling\'s run).',
+      '',
+    )
+    L.push('| Route | Run | Body | Service req/s | p50 / p99 ms | Ceiling req/s | p50 / p99 ms | Service ÷ ceiling |', '|---|---:|---:|---:|---:|---:|---:|---:|')
     for (const x of tp.routes) {
       const lat = (l: typeof x.service) => `${l.p50Ms === null ? '–' : ms(l.p50Ms)} / ${l.p99Ms === null ? '–' : ms(l.p99Ms)}`
       const errs = x.service.errors + x.service.non2xx > 0 ? ` (${x.service.errors} errors, ${x.service.non2xx} non-2xx)` : ''
-      L.push(`| ${x.path} | ${size(x.bytes)} | ${n(x.service.rps)}${errs} | ${lat(x.service)} | ${n(x.ceiling.rps)} | ${lat(x.ceiling)} | ${(100 * x.ratio).toFixed(0)} % |`)
+      L.push(
+        `| ${x.path}${x.target ? ' *' : ''} | ${x.durationS} s | ${size(x.bytes)} | ${n(x.service.rps)}${errs} | ${lat(x.service)} | ${n(x.ceiling.rps)} | ${lat(x.ceiling)} | ${pct(x.ratio)} |`,
+      )
     }
     L.push('')
     L.push(
@@ -170,6 +201,37 @@ export function renderMarkdown(r: RunResult): string {
         `after start ${tp.rss.afterStartMb.toFixed(0)} MB, highest VmRSS ${tp.rss.maxVmRssMb.toFixed(0)} MB, **peak (VmHWM) ${tp.rss.vmHwmMb.toFixed(0)} MB**.`,
     )
     L.push('')
+
+    const checked = tp.routes.filter((x) => x.check)
+    if (checked.length) {
+      L.push('### Exact answers under load', '')
+      L.push(
+        `While wrk loads the route on the service, the bench process (bench/check.ts) every ${(POST_EVERY_MS / 1000).toFixed(1)} s advances the simulator's war by ${WAR_STEP_S} s and POSTs ` +
+          '`/collect/player-count` (and `/collect/full-status` for planet history) to the service, the only writer; and every ' +
+          `${SAMPLE_EVERY_MS} ms GETs the route from the service and compares the answer with the raw-rows answer (bench/baseline.ts) at the answer's own \`to\`. ` +
+          `A sample is skipped when a POST that wrote rows overlapped it (from ${SLACK_MS} ms before its request to ${SLACK_MS} ms after its raw computation). ` +
+          "A POST writes only when the service's feed cache (15 s per endpoint, fresh for 14 s) has expired and shows a new war time: the table counts the POSTs that wrote. " +
+          'Checker DB time = the raw computations\' share of the run (the same sampling runs against the ceiling during its run, without comparing, so both sides carry it).',
+        '',
+      )
+      L.push(
+        '| Route | Samples equal | Skipped | Mismatched | Failed | Ingest POSTs that wrote | Rows written during the run | Checker DB time |',
+        '|---|---:|---:|---:|---:|---|---|---:|',
+      )
+      for (const x of checked) {
+        const c = x.check!
+        const rows = Object.entries(c.rowsWritten).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${n(v)}`).join(', ') || 'none'
+        L.push(
+          `| ${x.path} | ${n(c.equal)} | ${n(c.skipped)} | ${c.mismatched ? `**${n(c.mismatched)}**` : '0'} | ${n(c.failed)} | ` +
+            `${c.posts.map((p) => `${p.collector} ${p.wrote}/${p.posts}${p.failed ? ` (${p.failed} failed)` : ''}`).join(', ')} | ${rows} | ${pct(c.rawMsTotal / c.durationMs)} |`,
+        )
+      }
+      const t = checkTotals(tp.routes)
+      L.push('', `**${n(t.equal)} samples equal, ${n(t.mismatched)} mismatched, ${n(t.skipped)} skipped${t.failed ? `, ${n(t.failed)} failed` : ''}.**`)
+      for (const x of checked.filter((y) => y.check!.firstMismatch)) L.push('', `Mismatch: ${x.check!.firstMismatch}`)
+      for (const x of checked.filter((y) => y.check!.errors.length)) L.push('', `Failed samples of ${x.path}: ${x.check!.errors.join('; ')}`)
+      L.push('')
+    }
   }
 
   if (r.ingest) {

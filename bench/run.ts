@@ -1,11 +1,13 @@
 /**
- * `bun run bench`: generate a realistic war history in a fresh database, measure reads
- * (with raw-rows baselines, checked equal), HTTP throughput against a bare-server
- * ceiling, ingest, and the service's memory; print the table and write it into
- * BENCHMARKS.md. Progress goes to stderr, the report to stdout.
+ * `bun run bench`: generate a realistic war history in a fresh database, measure reads in
+ * process (with raw-rows baselines and exact page totals, checked), HTTP throughput of every
+ * read route against a bare-server ceiling while answers under load are checked exact,
+ * writes (full-status and player-count ticks), and the service's peak memory; print
+ * the report and write it into BENCHMARKS.md. Progress goes to stderr, the report to stdout.
+ * Exit code 3 when an answer differs from its raw computation or a page total from count(*).
  *
  *   bun run bench [-- options]
- *     --quick                  smoke preset (~1 minute): 18 days of counts, 2 days of ticks, 3 s load runs
+ *     --quick                  smoke preset (~3 minutes): 18 days of counts, 2 days of ticks, 2 s / 1 s load runs
  *     --years N                years of 15 s player counts (default 2)
  *     --planet-days N          days of 5-minute ticks for every planet (default 90)
  *     --summary-days N         days of war-summary ticks (default 365)
@@ -14,7 +16,10 @@
  *                                or an in-memory PGlite
  *     --db-url URL             any PostgreSQL/TimescaleDB server: a scratch database is created there and dropped
  *     --reps N                 timed requests per latency case (default 30)
- *     --duration S             seconds per load run (default 10); --threads 2 --connections 32
+ *     --duration S             seconds per load run of the issue's target routes: diver history,
+ *                              planet history, /player-count, /war, /planets (default 15)
+ *     --other-duration S       seconds per load run of the other read routes (default 5)
+ *     --threads N --connections N   wrk's (default 2 and 32); wrk is installed with apt-get when missing and possible
  *     --ticks N                timed ticks of each collector, full-status and player-count (default 25)
  *     --out FILE               report file (default BENCHMARKS.md); --no-write to only print
  *   Every option also reads BENCH_<NAME> from the environment (BENCH_YEARS=1, BENCH_DB_URL=...).
@@ -32,11 +37,12 @@ import { refreshRollups } from '../src/storage/rollups.ts'
 import { silentLogger } from '../src/log.ts'
 import { explainRequest, type Explained } from './explain.ts'
 import { analyze, generate, type Scale } from './generate.ts'
+import type { CheckSpec } from './check.ts'
 import { measureIngest } from './ingest.ts'
-import { measureThroughput, stopProcess } from './load.ts'
+import { measureThroughput, stopProcess, type LoadRoute, type ServiceSpec } from './load.ts'
 import { ensureWrk } from './wrk.ts'
-import { dataFacts, measureLatency, ResultMismatch, type LatencyCase } from './measure.ts'
-import { evaluateTargets, renderMarkdown, writeSection, type Machine, type RunResult } from './report.ts'
+import { dataFacts, measureLatency, ResultMismatch, type DataFacts, type LatencyCase } from './measure.ts'
+import { checkTotals, evaluateTargets, renderMarkdown, writeSection, type Machine, type RunResult } from './report.ts'
 import { appDeps, openBenchDatabase, ROOT, simulatedFeeds, WAR_ID, type BenchDatabase, type DbKind } from './setup.ts'
 
 const started = performance.now()
@@ -58,6 +64,7 @@ const { values: argv } = parseArgs({
     'db-url': { type: 'string' },
     reps: { type: 'string' },
     duration: { type: 'string' },
+    'other-duration': { type: 'string' },
     threads: { type: 'string' },
     connections: { type: 'string' },
     ticks: { type: 'string' },
@@ -102,7 +109,9 @@ if (!['timescaledb', 'embedded', 'url'].includes(dbOpt) || (dbOpt === 'url' && !
 }
 const dbKind = dbOpt as DbKind
 const reps = Math.round(num('reps', 30, 1))
-const durationS = num('duration', quick ? 3 : 10, 1)
+// wrk takes whole seconds.
+const durationS = Math.round(num('duration', quick ? 2 : 15, 1))
+const otherDurationS = Math.round(num('other-duration', quick ? 1 : 5, 1))
 const threads = Math.round(num('threads', 2, 1))
 const connections = Math.round(num('connections', 32, 1))
 const ticks = Math.round(num('ticks', quick ? 20 : 25, 1))
@@ -152,6 +161,41 @@ function machine(): Machine {
     bun: Bun.version,
   }
 }
+
+// ------------------------------------------------------------------ the load routes
+
+/**
+ * Every read route of the spec, in the spec's order. The issue's target routes (diver
+ * history, planet history, /player-count, /war, /planets) run `durationS`, the others
+ * `otherDurationS`; the history routes carry the exactness check.
+ */
+function loadRoutes(f: DataFacts): LoadRoute[] {
+  const target = (path: string, check?: CheckSpec): LoadRoute => ({ path, durationS, target: true, check })
+  const other = (path: string): LoadRoute => ({ path, durationS: otherDurationS, target: false })
+  const day = 86_400_000
+  const window24h = new URLSearchParams({ startDate: new Date(f.now.getTime() - day).toISOString(), endDate: f.now.toISOString() })
+  return [
+    target('/api/v1/player-count'),
+    ...DIVER_RANGES.map((range) => target(`/api/v1/divers/history?range=${range}`, { kind: 'divers', range })),
+    target('/api/v1/war'),
+    other(`/api/v1/war/${WAR_ID}`),
+    target('/api/v1/planets'),
+    other('/api/v1/sectors'),
+    other('/api/v1/factions'),
+    other('/api/v1/war-stats'),
+    other(`/api/v1/historical-player-count?${window24h}`),
+    ...[24, 168, 720].map((hours) =>
+      target(`/api/v1/planet/${f.planetIndex}/history?hours=${hours}`, { kind: 'planet', warId: WAR_ID, planetIndex: f.planetIndex, hours }),
+    ),
+    other(`/api/v1/historical-planet-status?planetId=${f.planetIndex}`),
+    other('/api/v1/historical-war-summary'),
+    other('/api/v1/historical-major-orders'),
+    other(`/api/v1/historical-major-orders/${f.orderId32}/progress`),
+    other('/api/v1/historical-dispatches'),
+    other('/api/v1/health/throttle'),
+  ]
+}
+const DIVER_RANGES = ['24h', '7d', '30d', '90d', 'all']
 
 // ------------------------------------------------------------------ the run
 
@@ -215,13 +259,21 @@ async function main() {
     playerCount: await measureIngest(bench.db, feeds.feeds, feeds.later, { collector: 'player-count', ticks, warmup: 2, progress }),
   }
 
-  // Throughput and memory of the real service process.
+  // Throughput of every read route, and the service's peak memory; the history routes with
+  // the exactness check under load (ingest POSTs + compared samples).
+  const service: ServiceSpec = {
+    databaseUrl: bench.url,
+    poolMax: bench.servicePoolMax,
+    feeds: { upstreamUrl: feeds.sim.upstreamUrl, communityUrl: feeds.sim.communityUrl, pcstoreUrl: feeds.sim.pcstoreUrl },
+  }
+  const sim = feeds.sim
   const throughput = await measureThroughput(
-    ['/api/v1/war', '/api/v1/planets', '/api/v1/player-count', '/api/v1/divers/history?range=7d'],
-    { databaseUrl: bench.url, poolMax: bench.servicePoolMax, feeds: { upstreamUrl: feeds.sim.upstreamUrl, communityUrl: feeds.sim.communityUrl, pcstoreUrl: feeds.sim.pcstoreUrl } },
-    { durationS, warmupS: quick ? 1 : 2, threads, connections, progress },
+    loadRoutes(facts),
+    service,
+    { warmupS: quick ? 1 : 2, threads, connections, progress, checker: { sql, advanceWar: (s) => sim.control.advance(s) } },
     (p) => children.add(p),
   )
+  const loadTotals = checkTotals(throughput.routes)
 
   // Data sizes (after everything was written).
   const tables = [
@@ -270,6 +322,10 @@ async function main() {
   result.totalS = (performance.now() - started) / 1000
   const md = renderMarkdown(result)
   process.stdout.write(`${md}\n`)
+  if (loadTotals.mismatched > 0) {
+    const first = throughput.routes.find((x) => x.check?.firstMismatch)?.check?.firstMismatch
+    throw new ResultMismatch(`${loadTotals.mismatched} answers under load differ from the raw answer (report printed above, not written): ${first}`)
+  }
   if (!flag('no-write')) {
     writeSection(outFile, result.key, md)
     progress(`written to ${outFile} (section bench:${result.key})`)

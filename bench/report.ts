@@ -9,8 +9,9 @@ import type { Explained } from './explain.ts'
 import type { IngestResult } from './ingest.ts'
 import type { RouteThroughput, ThroughputResult } from './load.ts'
 import type { LatencyCase } from './measure.ts'
-import { ms } from './stats.ts'
+import type { ColdStart, IdleRss } from './startup.ts'
 import { POST_EVERY_MS, SAMPLE_EVERY_MS, SLACK_MS, WAR_STEP_S } from './check.ts'
+import { ms } from './stats.ts'
 
 export interface Machine {
   cpu: string
@@ -24,6 +25,9 @@ export interface Machine {
 
 export interface RunResult {
   key: string
+  /** 'default', 'quick' or 'custom': the write and memory baselines hold for the default scale only. */
+  preset: string
+  dbKind: string
   label: string
   command: string
   date: string
@@ -37,6 +41,8 @@ export interface RunResult {
   explains: Explained[]
   throughput: ThroughputResult | null
   ingest: { fullStatus: IngestResult; playerCount: IngestResult } | null
+  coldStarts: ColdStart[] | null
+  idleRss: IdleRss | null
   targets: Target[]
   totalS: number
 }
@@ -196,11 +202,6 @@ export function renderMarkdown(r: RunResult): string {
       )
     }
     L.push('')
-    L.push(
-      `Service memory during the throughput phase (pid ${tp.servicePid}, /proc polled every 100 ms, ${tp.rss.samples} samples): ` +
-        `after start ${tp.rss.afterStartMb.toFixed(0)} MB, highest VmRSS ${tp.rss.maxVmRssMb.toFixed(0)} MB, **peak (VmHWM) ${tp.rss.vmHwmMb.toFixed(0)} MB**.`,
-    )
-    L.push('')
 
     const checked = tp.routes.filter((x) => x.check)
     if (checked.length) {
@@ -232,6 +233,33 @@ export function renderMarkdown(r: RunResult): string {
       for (const x of checked.filter((y) => y.check!.errors.length)) L.push('', `Failed samples of ${x.path}: ${x.check!.errors.join('; ')}`)
       L.push('')
     }
+  }
+
+  if (r.coldStarts?.length) {
+    L.push('### Cold start (a fresh service process on the same database; the first request it gets)', '')
+    L.push('Wall clock from sending the request to its last byte, sent as soon as the process logged "listening"; the second request follows at once.', '')
+    L.push('| Route | Process start → listening | First request | Second request | Body |', '|---|---:|---:|---:|---:|')
+    for (const c of r.coldStarts) L.push(`| ${c.path} | ${ms(c.startMs)} ms | **${ms(c.firstMs)} ms** | ${ms(c.secondMs)} ms | ${size(c.bytes)} |`)
+    L.push('')
+  }
+
+  if (r.throughput || r.idleRss) {
+    L.push('### Memory', '')
+    if (r.throughput) {
+      const tp = r.throughput
+      L.push(
+        `- Service during the throughput phase (pid ${tp.servicePid}, /proc polled every 100 ms, ${tp.rss.samples} samples): ` +
+          `after start ${tp.rss.afterStartMb.toFixed(0)} MB, highest VmRSS ${tp.rss.maxVmRssMb.toFixed(0)} MB, **peak (VmHWM) ${tp.rss.vmHwmMb.toFixed(0)} MB**.`,
+      )
+    }
+    if (r.idleRss) {
+      const i = r.idleRss
+      L.push(
+        `- Idle service on the embedded default (\`bun src/main.ts\` without DATABASE_URL: PGlite in a fresh DATA_DIR, edition \`${i.edition}\`, feeds on the simulator, SCHEDULE_ENABLED=false): ` +
+          `listening after ${ms(i.startMs)} ms, then ${i.waitS} s without requests: **VmRSS ${i.vmRssMb.toFixed(0)} MB** (VmHWM ${i.vmHwmMb.toFixed(0)} MB).`,
+      )
+    }
+    L.push('')
   }
 
   if (r.ingest) {

@@ -2,7 +2,7 @@
  * `bun run bench`: generate a realistic war history in a fresh database, measure reads in
  * process (with raw-rows baselines and exact page totals, checked), HTTP throughput of every
  * read route against a bare-server ceiling while answers under load are checked exact,
- * writes (full-status and player-count ticks), and the service's peak memory; print
+ * writes (full-status and player-count ticks), cold start, and the service's memory; print
  * the report and write it into BENCHMARKS.md. Progress goes to stderr, the report to stdout.
  * Exit code 3 when an answer differs from its raw computation or a page total from count(*).
  *
@@ -21,6 +21,7 @@
  *     --other-duration S       seconds per load run of the other read routes (default 5)
  *     --threads N --connections N   wrk's (default 2 and 32); wrk is installed with apt-get when missing and possible
  *     --ticks N                timed ticks of each collector, full-status and player-count (default 25)
+ *     --idle-wait S            seconds the idle service on the embedded database waits before its RSS is read (default 20)
  *     --out FILE               report file (default BENCHMARKS.md); --no-write to only print
  *   Every option also reads BENCH_<NAME> from the environment (BENCH_YEARS=1, BENCH_DB_URL=...).
  */
@@ -40,6 +41,7 @@ import { analyze, generate, type Scale } from './generate.ts'
 import type { CheckSpec } from './check.ts'
 import { measureIngest } from './ingest.ts'
 import { measureThroughput, stopProcess, type LoadRoute, type ServiceSpec } from './load.ts'
+import { measureColdStarts, measureIdleRss } from './startup.ts'
 import { ensureWrk } from './wrk.ts'
 import { dataFacts, measureLatency, ResultMismatch, type DataFacts, type LatencyCase } from './measure.ts'
 import { checkTotals, evaluateTargets, renderMarkdown, writeSection, type Machine, type RunResult } from './report.ts'
@@ -65,6 +67,7 @@ const { values: argv } = parseArgs({
     reps: { type: 'string' },
     duration: { type: 'string' },
     'other-duration': { type: 'string' },
+    'idle-wait': { type: 'string' },
     threads: { type: 'string' },
     connections: { type: 'string' },
     ticks: { type: 'string' },
@@ -112,6 +115,7 @@ const reps = Math.round(num('reps', 30, 1))
 // wrk takes whole seconds.
 const durationS = Math.round(num('duration', quick ? 2 : 15, 1))
 const otherDurationS = Math.round(num('other-duration', quick ? 1 : 5, 1))
+const idleWaitS = num('idle-wait', 20, 0)
 const threads = Math.round(num('threads', 2, 1))
 const connections = Math.round(num('connections', 32, 1))
 const ticks = Math.round(num('ticks', quick ? 20 : 25, 1))
@@ -275,6 +279,11 @@ async function main() {
   )
   const loadTotals = checkTotals(throughput.routes)
 
+  // Cold start: a fresh service process on the same database per route; then the idle
+  // memory of a service on the embedded default.
+  const coldStarts = await measureColdStarts(['/api/v1/divers/history?range=all', '/api/v1/divers/history?range=90d'], service, (p) => children.add(p), progress)
+  const idleRss = await measureIdleRss(service.feeds, idleWaitS, (p) => children.add(p), progress)
+
   // Data sizes (after everything was written).
   const tables = [
     'player_count_snapshots', 'planet_status_snapshots', 'war_summary_snapshots', 'full_status_ticks', 'major_orders',
@@ -302,6 +311,8 @@ async function main() {
   }[dbKind]
   const result: RunResult = {
     key: `${dbKind}-${preset}`,
+    preset,
+    dbKind,
     label: `${{ timescaledb: 'TimescaleDB', embedded: 'Embedded PGlite', url: 'Given database' }[dbKind]} (${info.edition}), ${preset} scale${preset === 'quick' ? ' (--quick smoke run: small data, short load runs; not comparable with the default scale)' : ''}`,
     command,
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
@@ -315,6 +326,8 @@ async function main() {
     explains,
     throughput,
     ingest,
+    coldStarts,
+    idleRss,
     targets: [],
     totalS: 0,
   }

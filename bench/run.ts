@@ -221,9 +221,11 @@ async function main() {
   const warInfoS = (performance.now() - t) / 1000
   progress(`war-info collector: ${JSON.stringify(wi.written)}`)
 
+  // The history ends where the simulator's war stands, so live ticks continue its war clock.
+  const warTimeAtNow = (await feeds.feeds.upstream.status(WAR_ID)).data.time
   const now = new Date()
   t = performance.now()
-  const steps = await generate(sql, scale, { now, warId: WAR_ID, progress })
+  const steps = await generate(sql, scale, { now, warId: WAR_ID, warTimeAtNow, progress })
   const genS = (performance.now() - t) / 1000
   const analyzeS = await analyze(sql)
   progress(`ANALYZE: ${analyzeS.toFixed(1)} s`)

@@ -7,7 +7,7 @@
  * Exit code 3 when an answer differs from its raw computation or a page total from count(*).
  *
  *   bun run bench [-- options]
- *     --quick                  smoke preset (~3 minutes): 18 days of counts, 2 days of ticks, 2 s / 1 s load runs
+ *     --quick                  smoke preset (~2.5 minutes): 18 days of counts, 2 days of ticks, 2 s / 1 s load runs
  *     --years N                years of 15 s player counts (default 2)
  *     --planet-days N          days of 5-minute ticks for every planet (default 90)
  *     --summary-days N         days of war-summary ticks (default 365)

@@ -183,7 +183,9 @@ export async function measureThroughput(
   const load = (url: string, s: number) => (useWrk ? wrk(url, s, o) : bunClient(url, s, o))
 
   o.progress('throughput: starting the service (bun src/main.ts, SCHEDULE_ENABLED=false)')
-  const svc = await startListening([process.execPath, 'src/main.ts'], serviceEnv(service))
+  const dir = mkdtempSync(join(tmpdir(), 'gws-bench-'))
+  // A DATA_DIR of its own (its spool folder), not the checkout's ./data.
+  const svc = await startListening([process.execPath, 'src/main.ts'], { ...serviceEnv(service), DATA_DIR: join(dir, 'data') })
   track(svc.proc)
   const pid = svc.proc.pid
   const afterStart = statusKb(pid, 'VmRSS') ?? 0
@@ -196,7 +198,6 @@ export async function measureThroughput(
       maxRss = Math.max(maxRss, v)
     }
   }, 100)
-  const dir = mkdtempSync(join(tmpdir(), 'gws-bench-'))
   let ceiling: Listening | undefined
   try {
     const base = `http://127.0.0.1:${svc.port}`

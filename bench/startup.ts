@@ -30,8 +30,10 @@ export async function measureColdStarts(
 ): Promise<ColdStart[]> {
   const out: ColdStart[] = []
   for (const path of paths) {
+    // A DATA_DIR of its own (its spool folder), not the checkout's ./data.
+    const dataDir = mkdtempSync(join(tmpdir(), 'gws-bench-cold-'))
     const t0 = performance.now()
-    const svc = await startListening([process.execPath, 'src/main.ts'], serviceEnv(service))
+    const svc = await startListening([process.execPath, 'src/main.ts'], { ...serviceEnv(service), DATA_DIR: dataDir })
     track(svc.proc)
     const startMs = performance.now() - t0
     try {
@@ -50,6 +52,7 @@ export async function measureColdStarts(
     } finally {
       const code = await stopProcess(svc.proc)
       if (code !== 0) progress(`service exited with code ${code}: ${svc.stderr().slice(0, 500)}`)
+      rmSync(dataDir, { recursive: true, force: true })
     }
   }
   return out

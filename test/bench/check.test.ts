@@ -15,7 +15,7 @@ import { generate } from '../../bench/generate.ts'
 import { COLLECTOR_SECRET, serviceEnv, stopProcess } from '../../bench/load.ts'
 import { WAR_ID } from '../../bench/setup.ts'
 import { describeTimescale, openTimescaleTestDatabase, type TestDatabase } from '../support/db.ts'
-import { startListening, type Listening } from '../support/process.ts'
+import { freshDataDir, startListening, type Listening } from '../support/process.ts'
 import { simulatedFeeds } from '../support/sim.ts'
 
 const PATH = '/api/v1/divers/history?range=24h'
@@ -39,7 +39,10 @@ describeTimescale('bench exactness check under load', () => {
     const sim = feeds.sim
     service = await startListening(
       [process.execPath, 'src/main.ts'],
-      serviceEnv({ databaseUrl: db.url!, poolMax: 4, feeds: { upstreamUrl: sim.upstreamUrl, communityUrl: sim.communityUrl, pcstoreUrl: sim.pcstoreUrl } }),
+      {
+        ...serviceEnv({ databaseUrl: db.url!, poolMax: 4, feeds: { upstreamUrl: sim.upstreamUrl, communityUrl: sim.communityUrl, pcstoreUrl: sim.pcstoreUrl } }),
+        DATA_DIR: freshDataDir(),
+      },
     )
     base = `http://127.0.0.1:${service.port}`
   }, 60_000)

@@ -15,6 +15,8 @@ export interface TracedStatement {
 }
 
 export interface Explained {
+  /** Why this request is explained (set by the caller). */
+  reason?: string
   path: string
   statements: TracedStatement[]
   slowest: TracedStatement | null

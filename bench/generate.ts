@@ -7,7 +7,7 @@
  * - player_count_snapshots, 'Game 2' source 'upstream': one row per 15 s over `years`; a
  *   daily rhythm ~40k (night) .. ~480k (evening peak) on a log scale (the simulator's
  *   curve), a slow trend, slow waves and noise; upstream_war_time increasing (war time runs
- *   at 0.995 x wall time, as the simulator's);
+ *   at 0.995 x wall time, as the simulator's) up to just below the live war's time at `now`;
  * - pcstore rows every 10 min for 'Game 2' (~22 % of the upstream curve) and 'Game'
  *   (a few thousand), starting no earlier than the upstream series;
  * - planet_status_snapshots: a tick every 5 min over `planetDays` for every planet of the
@@ -55,6 +55,8 @@ const rhythm = (e: string) => `(0.5 - 0.5 * cos(2 * pi() * ((${e})::numeric % ${
 export interface GenerateOptions {
   now: Date
   warId: number
+  /** The live war's time (the simulator's war status) at `now`: generated war times end just below it. */
+  warTimeAtNow: number
   progress: (line: string) => void
 }
 
@@ -67,9 +69,13 @@ export async function generate(sql: Sql, scale: Scale, opts: GenerateOptions): P
   const t0s = Math.floor(opts.now.getTime() / 1000)
   const spanS = Math.round(scale.years * 365 * DAY)
   const startS = t0s - spanS
-  // Synthetic war clock: the war started a day before the history; war time = 0.995 x wall.
+  // The counters' clock: the war started a day before the history.
   const warStartS = startS - DAY
-  const warTime = (e: string) => `round(((${e}) - ${warStartS}) * 0.995)::bigint`
+  // War time = 0.995 x wall time, ending one second below the live war's time at `now`: the
+  // collectors that run after generation (against the simulator) continue the same clock
+  // and never meet a generated (war, war time) key, which would make them write nothing.
+  // Rows older than the live war's age get negative war times.
+  const warTime = (e: string) => `(${opts.warTimeAtNow - 1} - round((${t0s} - (${e})) * 0.995))::bigint`
   const warId = opts.warId
   await sql`SELECT setseed(0.42)`
 

@@ -1,17 +1,18 @@
 /**
  * HTTP throughput on loopback: the real service process (`bun src/main.ts`) against the
  * ceiling (bench/ceiling.ts, a bare Bun.serve answering the same bytes), same routes,
- * same load generator (wrk; a small Bun client when wrk is missing), same run. The
- * service's memory is polled from /proc during the whole phase.
+ * same load generator (wrk, installed by bench/wrk.ts when missing and possible; a small
+ * Bun client otherwise), same run. The service's memory is polled from /proc during the
+ * whole phase.
  */
 import { startListening, type Listening } from '../test/support/process.ts'
+import { startCheck, type CheckerDeps, type CheckSpec, type CheckTally } from './check.ts'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 
 export interface LoadOptions {
-  durationS: number
   warmupS: number
   threads: number
   connections: number
@@ -27,15 +28,31 @@ export interface LoadResult {
   non2xx: number
 }
 
+/** One route to load: its path, the seconds of each timed run, and the exactness check to run meanwhile. */
+export interface LoadRoute {
+  path: string
+  durationS: number
+  /** An issue-13 target route (15 s runs at the default scale). */
+  target: boolean
+  check?: CheckSpec
+}
+
 export interface RouteThroughput {
   path: string
+  durationS: number
+  target: boolean
   bytes: number
   service: LoadResult
   ceiling: LoadResult
   ratio: number
+  /** The exactness check during the service's run (see bench/check.ts). */
+  check?: CheckTally
+  /** The shadow sampling during the ceiling's run: samples and raw ms, for comparison. */
+  shadow?: { samples: number; rawMsTotal: number }
 }
 
 export interface ThroughputResult {
+  /** The load generator and its settings. */
   tool: string
   routes: RouteThroughput[]
   /** Peak resident memory of the service process (MB): VmHWM at the end and the highest VmRSS polled. */
@@ -55,7 +72,7 @@ export async function stopProcess(proc: Subprocess): Promise<number | null> {
   return proc.exitCode
 }
 
-function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
+export function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
   try {
     const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
     return m ? Number(m[1]) : null
@@ -123,22 +140,17 @@ async function bunClient(url: string, durationS: number, o: LoadOptions): Promis
   }
 }
 
-/**
- * Start the service on the bench database, fetch each route's bytes once, start the
- * ceiling with them, then load each route on both, alternating, `durationS` each.
- */
-export async function measureThroughput(
-  paths: string[],
-  service: { databaseUrl: string; poolMax: number; feeds: { upstreamUrl: string; communityUrl: string; pcstoreUrl: string } },
-  o: LoadOptions,
-  track: (proc: Subprocess) => void,
-): Promise<ThroughputResult> {
-  const useWrk = wrkAvailable()
-  const tool = useWrk ? `wrk (${o.threads} threads, ${o.connections} connections, ${o.durationS} s per run)` : `Bun fetch client (${o.connections} concurrent loops, ${o.durationS} s per run; wrk not installed)`
-  if (!useWrk) o.progress('wrk not found (apt-get install -y wrk): using the Bun fallback client, which shares the 2 cores less efficiently')
-  const load = (url: string, s: number) => (useWrk ? wrk(url, s, o) : bunClient(url, s, o))
+export interface ServiceSpec {
+  databaseUrl: string
+  poolMax: number
+  feeds: { upstreamUrl: string; communityUrl: string; pcstoreUrl: string }
+}
 
-  const env: Record<string, string> = {
+export const COLLECTOR_SECRET = 'bench-secret'
+
+/** The service process's environment: the bench database, the simulator's feeds, no schedule (only the bench's POSTs write). */
+export function serviceEnv(service: ServiceSpec): Record<string, string> {
+  return {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/tmp',
     DATABASE_URL: service.databaseUrl,
@@ -150,10 +162,30 @@ export async function measureThroughput(
     UPSTREAM_URL: service.feeds.upstreamUrl,
     COMMUNITY_API_URL: service.feeds.communityUrl,
     PCSTORE_API_URL: service.feeds.pcstoreUrl,
-    COLLECTOR_SECRET: 'bench-secret',
+    COLLECTOR_SECRET,
   }
+}
+
+/**
+ * Start the service on the bench database, fetch each route's bytes once, start the
+ * ceiling with them, then load each route on both, alternating, each for its own
+ * duration. Where a route has a check, the checker runs during the service's timed run
+ * (ingest POSTs + compared samples) and its shadow during the ceiling's (bench/check.ts).
+ */
+export async function measureThroughput(
+  routes: LoadRoute[],
+  service: ServiceSpec,
+  o: LoadOptions & { checker?: Omit<CheckerDeps, 'serviceBase' | 'secret'> },
+  track: (proc: Subprocess) => void,
+): Promise<ThroughputResult> {
+  const useWrk = wrkAvailable()
+  const tool = useWrk ? `wrk (${o.threads} threads, ${o.connections} connections)` : `Bun fetch client (${o.connections} concurrent loops; wrk not installed)`
+  const load = (url: string, s: number) => (useWrk ? wrk(url, s, o) : bunClient(url, s, o))
+
   o.progress('throughput: starting the service (bun src/main.ts, SCHEDULE_ENABLED=false)')
-  const svc = await startListening([process.execPath, 'src/main.ts'], env)
+  const dir = mkdtempSync(join(tmpdir(), 'gws-bench-'))
+  // A DATA_DIR of its own (its spool folder), not the checkout's ./data.
+  const svc = await startListening([process.execPath, 'src/main.ts'], { ...serviceEnv(service), DATA_DIR: join(dir, 'data') })
   track(svc.proc)
   const pid = svc.proc.pid
   const afterStart = statusKb(pid, 'VmRSS') ?? 0
@@ -166,12 +198,11 @@ export async function measureThroughput(
       maxRss = Math.max(maxRss, v)
     }
   }, 100)
-  const dir = mkdtempSync(join(tmpdir(), 'gws-bench-'))
   let ceiling: Listening | undefined
   try {
     const base = `http://127.0.0.1:${svc.port}`
     const stored: Record<string, { status: number; headers: Record<string, string>; body: string }> = {}
-    for (const path of paths) {
+    for (const { path } of routes) {
       const res = await fetch(base + path)
       const body = await res.text()
       if (res.status !== 200) throw new Error(`service GET ${path}: ${res.status} ${body.slice(0, 200)}`)
@@ -186,22 +217,45 @@ export async function measureThroughput(
     ceiling = await startListening([process.execPath, 'bench/ceiling.ts', file], { PATH: process.env.PATH ?? '' })
     track(ceiling.proc)
     const cbase = `http://127.0.0.1:${ceiling.port}`
-    const routes: RouteThroughput[] = []
-    for (const path of paths) {
+    const checker = o.checker ? { ...o.checker, serviceBase: base, secret: COLLECTOR_SECRET } : undefined
+    const out: RouteThroughput[] = []
+    for (const [i, route] of routes.entries()) {
+      const { path, durationS } = route
       if (o.warmupS > 0) {
         await load(base + path, o.warmupS)
         await load(cbase + path, o.warmupS)
       }
-      const s = await load(base + path, o.durationS)
-      o.progress(`throughput ${path}: service ${Math.round(s.rps).toLocaleString('en')} req/s`)
-      const c = await load(cbase + path, o.durationS)
-      o.progress(`throughput ${path}: ceiling ${Math.round(c.rps).toLocaleString('en')} req/s (${((100 * s.rps) / c.rps).toFixed(0)} %)`)
-      routes.push({ path, bytes: Buffer.byteLength(stored[path]!.body), service: s, ceiling: c, ratio: s.rps / c.rps })
+      const check = route.check && checker ? startCheck(checker, route.check, base, path, true) : undefined
+      const s = await load(base + path, durationS)
+      const tally = await check?.stop()
+      o.progress(
+        `throughput ${i + 1}/${routes.length} ${path}: service ${Math.round(s.rps).toLocaleString('en')} req/s (${durationS} s)` +
+          (tally
+            ? `; check: ${tally.equal} equal, ${tally.skipped} skipped, ${tally.mismatched} mismatched${tally.failed ? `, ${tally.failed} failed` : ''}; ` +
+              `ingest wrote ${JSON.stringify(tally.rowsWritten)} in ${tally.posts.map((p) => `${p.wrote}/${p.posts} ${p.collector} POSTs`).join(', ')}`
+            : ''),
+      )
+      if (tally?.firstMismatch) o.progress(`MISMATCH under load: ${tally.firstMismatch}`)
+      const shadow = route.check && checker ? startCheck(checker, route.check, cbase, path, false) : undefined
+      const c = await load(cbase + path, durationS)
+      const shadowTally = await shadow?.stop()
+      o.progress(`throughput ${i + 1}/${routes.length} ${path}: ceiling ${Math.round(c.rps).toLocaleString('en')} req/s (${((100 * s.rps) / c.rps).toFixed(0)} %)`)
+      out.push({
+        path,
+        durationS,
+        target: route.target,
+        bytes: Buffer.byteLength(stored[path]!.body),
+        service: s,
+        ceiling: c,
+        ratio: s.rps / c.rps,
+        check: tally,
+        shadow: shadowTally ? { samples: shadowTally.samples, rawMsTotal: shadowTally.rawMsTotal } : undefined,
+      })
     }
     const hwm = statusKb(pid, 'VmHWM') ?? 0
     return {
       tool,
-      routes,
+      routes: out,
       rss: { vmHwmMb: hwm / 1024, maxVmRssMb: maxRss / 1024, afterStartMb: afterStart / 1024, samples },
       servicePid: pid,
     }

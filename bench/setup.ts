@@ -91,9 +91,13 @@ export async function openBenchDatabase(kind: DbKind, givenUrl?: string): Promis
     }
   }
   let serverUrl = givenUrl
-  const testdbEnv = { TESTDB_NAME: 'bench', TESTDB_OWNER_PID: String(process.pid) }
+  // An instance of this run's own: two runs at once (two checkouts) must not share one,
+  // since the first to finish stops it. A run killed hard leaves an orphan that the next
+  // start of any instance stops (its owner pid is gone).
+  const name = `bench-${process.pid}`
+  const testdbEnv = { TESTDB_NAME: name, TESTDB_OWNER_PID: String(process.pid) }
   if (kind === 'timescaledb') {
-    log('starting a TimescaleDB instance: TESTDB_NAME=bench scripts/testdb.sh start')
+    log(`starting a TimescaleDB instance: TESTDB_NAME=${name} scripts/testdb.sh start`)
     serverUrl = await run(['bash', 'scripts/testdb.sh', 'start'], testdbEnv)
   }
   if (!serverUrl) throw new Error('no database URL')

@@ -12,6 +12,7 @@ import { collectRoutes } from './routes/collect.ts'
 import { readContext } from './routes/context.ts'
 import { diverRoutes } from './routes/divers.ts'
 import { healthRoutes } from './routes/health.ts'
+import { intelligenceRoutes } from './routes/intelligence.ts'
 import { historyRoutes } from './routes/history.ts'
 import { liveRoutes } from './routes/live.ts'
 import { lookupRoutes } from './routes/lookups.ts'
@@ -80,6 +81,7 @@ export function buildApp(deps: AppDeps) {
         .use(lookupRoutes(context))
         .use(historyRoutes(context))
         .use(planetHistoryRoutes(context))
+        .use(intelligenceRoutes(context))
         .use(collectRoutes(runner, config.collectorSecret)),
     )
 }

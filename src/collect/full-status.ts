@@ -48,7 +48,7 @@ export function publishedAt(capturedAt: Date, statusWarTime: number, publishedWa
 export const fullStatus = defineCollector({
   name: 'full-status',
   summary: 'Run one full archival tick: planet status, war summary, major orders with progress, dispatches.',
-  changes: { planetStatus: 'planet-status', warSummary: 'war-summary', majorOrders: 'major-orders', majorOrderProgress: 'major-orders', dispatches: 'dispatches' },
+  changes: { planetStatus: 'planet-status', campaigns: 'planet-status', warSummary: 'war-summary', majorOrders: 'major-orders', majorOrderProgress: 'major-orders', dispatches: 'dispatches' },
   async fetch({ feeds, warId }) {
     const up = feeds.upstream
     const [status, summary, assignments, news] = await Promise.all([
@@ -69,6 +69,7 @@ export const fullStatus = defineCollector({
         planets: status.data.planetStatus.map((p) => ({
           planet_index: p.index, owner: p.owner, health: p.health, regen_per_second: p.regenPerSecond, players: p.players,
         })),
+        campaigns: status.data.campaigns.map((c) => ({ campaign_id: c.id, planet_index: c.planetIndex, type: c.type, count: c.count })),
         counters: warSummary.countersOf(summary.data.galaxy_stats, GALAXY_COUNTER_NAMES),
         orders: assignments.data.map((a): majorOrders.OrderInput => {
           const rewards = rewardsOf(a)
@@ -101,16 +102,17 @@ export const fullStatus = defineCollector({
   async write(tx, at, { warId, rows }): Promise<WriteResult> {
     if (!(await claimFullStatus(tx, at, warId, rows.warTime, rows.planets.length))) {
       return {
-        written: { planetStatus: 0, warSummary: 0, majorOrders: 0, majorOrderProgress: 0, dispatches: 0 },
+        written: { planetStatus: 0, campaigns: 0, warSummary: 0, majorOrders: 0, majorOrderProgress: 0, dispatches: 0 },
         unchanged: { tick: 1 },
       }
     }
     const planets = await planetStatus.insert(tx, at, warId, rows.planets)
+    const campaigns = await planetStatus.replaceCampaigns(tx, at, warId, rows.campaigns)
     const summary = await warSummary.insert(tx, at, warId, rows.warTime, rows.counters)
     const orders = await majorOrders.upsertWithProgress(tx, at, warId, rows.orders)
     const news = await dispatches.insertNew(tx, at, warId, rows.dispatches)
     return {
-      written: { planetStatus: planets, warSummary: summary, ...orders, dispatches: news },
+      written: { planetStatus: planets, campaigns, warSummary: summary, ...orders, dispatches: news },
       unchanged: { tick: 0, dispatches: rows.dispatches.length - news },
     }
   },

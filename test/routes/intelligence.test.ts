@@ -195,6 +195,18 @@ describeOnEachDatabase('war intelligence routes', (target) => {
     expect(errorOf(await h.get('/timeline?from=yesterday'))).toContain('from')
   })
 
+  test('/war says how old its planet data is: the newest planet refresh and its age', async () => {
+    const later = await openHarness({ db, keepDb: true, now: () => new Date(NOW.getTime() + 90_500) })
+    try {
+      const war = await later.get('/war')
+      // The seed refreshed planet i at NOW - i seconds: the newest is NOW.
+      expect(war.body).toMatchObject({ dataCapturedAt: NOW.toISOString(), dataAgeSeconds: 90 })
+      expect((await later.get('/war/801?planetId=3')).body).toMatchObject({ dataCapturedAt: new Date(NOW.getTime() - 3000).toISOString(), dataAgeSeconds: 93 })
+    } finally {
+      await later.close()
+    }
+  })
+
   test('owner changes kept at write time equal a rebuild over every row, also after a tick written late', async () => {
     const dump = () => db.sql`SELECT captured_at, planet_index, from_owner, to_owner FROM planet_owner_changes ORDER BY 1, 2`
     // A late tick between the two around planet 4's change, still with the old owner: the change moves after it.

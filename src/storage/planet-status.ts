@@ -119,14 +119,37 @@ export async function insert(tx: Tx, at: Date, warId: number, planets: PlanetSta
     FROM jsonb_to_recordset(${JSON.stringify(planets)}::text::jsonb) AS r(
       planet_index integer, owner smallint, health bigint, regen_per_second double precision, players integer)`
   await invalidateRollups(tx, 'planet_status_snapshots', at)
-  // Owner changes of this tick, and of each planet's next tick when this one was written late.
-  if (planets.length) {
-    await tx`
-      SELECT planet_owner_changes_rebuild(${warId}, ${at}, coalesce((
-        SELECT min(captured_at) FROM planet_status_snapshots
-        WHERE war_id = ${warId} AND planet_index = ${planets[0]!.planet_index} AND captured_at > ${at}), ${at}))`
-  }
+  if (planets.length) await recordOwnerChanges(tx, at, warId, planets[0]!.planet_index)
   return r.count
+}
+
+/**
+ * The owner changes of the tick at `at` against each planet's row before it (sql/0008).
+ * The newest tick (the usual case) compares with the rows of the war's latest earlier
+ * instant in one join (nothing lies between them; a planet missing there looks further
+ * back, row by row); a tick written late also moves the
+ * event of each planet's next tick, through planet_owner_changes_rebuild.
+ */
+async function recordOwnerChanges(tx: Tx, at: Date, warId: number, somePlanet: number): Promise<void> {
+  const [next] = await tx<{ t: Date }[]>`
+    SELECT captured_at AS t FROM planet_status_snapshots
+    WHERE war_id = ${warId} AND planet_index = ${somePlanet} AND captured_at > ${at} ORDER BY captured_at LIMIT 1`
+  if (next) {
+    await tx`SELECT planet_owner_changes_rebuild(${warId}, ${at}, ${next.t})`
+    return
+  }
+  await tx`
+    INSERT INTO planet_owner_changes (captured_at, war_id, planet_index, from_owner, to_owner)
+    SELECT s.captured_at, s.war_id, s.planet_index, x.prev, s.owner
+    FROM planet_status_snapshots s
+    LEFT JOIN planet_status_snapshots p ON p.war_id = s.war_id AND p.planet_index = s.planet_index
+      AND p.captured_at = (SELECT max(captured_at) FROM planet_status_snapshots WHERE war_id = ${warId} AND captured_at < ${at})
+    CROSS JOIN LATERAL (SELECT coalesce(p.owner, (
+      SELECT b.owner FROM planet_status_snapshots b
+      WHERE b.war_id = s.war_id AND b.planet_index = s.planet_index AND b.captured_at < s.captured_at
+      ORDER BY b.captured_at DESC LIMIT 1)) AS prev) x
+    WHERE s.war_id = ${warId} AND s.captured_at = ${at} AND x.prev <> s.owner
+    ON CONFLICT DO NOTHING`
 }
 
 export interface CampaignInput {

@@ -55,8 +55,12 @@ export class TimeChart {
     return { width: Math.max(200, this.el.clientWidth), height: window.innerWidth < 600 ? Math.round(this.height * 0.8) : this.height }
   }
 
+  /** The time window shown (seconds): the answer's from..to, not just the span of its points. */
+  private window: [number, number] | null = null
+
   private options(): uPlot.Options {
-    const scales: uPlot.Scales = { x: { time: true } }
+    // A window with one or two points still reads as that window (uPlot would widen it to years).
+    const scales: uPlot.Scales = { x: { time: true, range: (_u, min, max) => this.window ?? [min, max] } }
     const axes: uPlot.Axis[] = [{ stroke: cssVar('--muted'), grid: { stroke: cssVar('--grid') }, ticks: { stroke: cssVar('--grid') } }]
     this.series.forEach((s, i) => {
       if (scales[s.scale]) return
@@ -86,7 +90,8 @@ export class TimeChart {
           stroke: cssVar(s.color),
           width: 2,
           spanGaps: false,
-          points: { show: false },
+          // Dots only where the line would not show (few points).
+          points: { show: (u: uPlot) => (u.data[0]?.length ?? 0) < 40 },
           value: (_u: uPlot, v: number | null) => (v === null ? '–' : s.format ? s.format(v) : compact(v)),
         })),
       ],
@@ -95,7 +100,8 @@ export class TimeChart {
   }
 
   /** Replace the data (x in seconds) and the marks; the chart is created on first use. */
-  set(xs: number[], ys: (number | null)[][], marks: { points?: PointMark[]; lines?: LineMark[] } = {}) {
+  set(xs: number[], ys: (number | null)[][], marks: { points?: PointMark[]; lines?: LineMark[]; window?: [number, number] } = {}) {
+    this.window = marks.window ?? null
     this.points = marks.points ?? []
     this.lines = marks.lines ?? []
     const data = [xs, ...ys] as uPlot.AlignedData

@@ -107,7 +107,7 @@ export function mainPage(app: HTMLElement) {
     const marks = []
     if (d.stats.peak) marks.push({ t: Date.parse(d.stats.peak.at) / 1000, v: d.stats.peak.value, label: `peak ${int(d.stats.peak.value)}`, series: 0 })
     if (d.stats.low) marks.push({ t: Date.parse(d.stats.low.at) / 1000, v: d.stats.low.value, label: `low ${int(d.stats.low.value)}`, series: 0 })
-    chart.set(xs, [ys], { points: marks, lines: events.lines })
+    chart.set(xs, [ys], { points: marks, lines: events.lines, window: [Date.parse(d.from) / 1000, Date.parse(d.to) / 1000] })
     fill(note, events.note ? h('p', { class: 'hint' }, events.note) : null)
     const coverage = d.coverage === undefined ? null : `coverage ${Math.round(d.coverage * 100)} %`
     fill(

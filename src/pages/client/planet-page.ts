@@ -58,8 +58,9 @@ export function planetPage(app: HTMLElement) {
     const xs = d.points.map((p) => Date.parse(p.t) / 1000)
     // Owner changes: a line where a point's owner differs from the one before it.
     const changes = d.points.flatMap((p, i) => (i > 0 && p.owner !== d.points[i - 1]!.owner ? [{ t: xs[i]!, label: `→ ${factionName(names, p.owner)}` }] : []))
-    lib.set(xs, [d.points.map((p) => p.libPct)], { lines: changes })
-    players.set(xs, [d.points.map((p) => p.players)], { lines: changes })
+    const window: [number, number] = [Date.parse(d.from) / 1000, Date.parse(d.to) / 1000]
+    lib.set(xs, [d.points.map((p) => p.libPct)], { lines: changes, window })
+    players.set(xs, [d.points.map((p) => p.players)], { lines: changes, window })
     fill(note, changes.length ? h('p', { class: 'hint', id: 'owner-changes' }, `Owner changes (dashed lines): ${changes.map((c) => `${utc(c.t * 1000)} ${c.label}`).join('; ')}.`) : null)
     const last = d.points[d.points.length - 1]!
     fill(caption, h('span', {}, `${d.points.length} points from ${utc(d.from)} to ${utc(d.to)}; owner now ${factionName(names, last.owner)}, ${pct(last.libPct)} liberated, ${int(last.players)} players.`))

@@ -118,7 +118,8 @@ export function warPage(app: HTMLElement) {
     const shown = rows
       .filter((r) => (!q || r.p.planetName.toLowerCase().includes(q)) && (!sectorSelect.value || r.p.sectorName === sectorSelect.value) && (!factionSelect.value || String(r.p.owner) === factionSelect.value))
       .sort((a, b) => compare(a, b, sort.key) * sort.dir || a.p.indexID - b.p.indexID)
-    fill(summary, `Showing ${shown.length} of ${rows.length} planets of war ${war.war.warID}. ${ratesNote ?? ''}`)
+    const age = war.dataAgeSeconds != null ? ` Data age ${duration(war.dataAgeSeconds)}.` : ''
+    fill(summary, `Showing ${shown.length} of ${rows.length} planets of war ${war.war.warID}.${age} ${ratesNote ?? ''}`)
     if (rows.length === 0) {
       fill(tableWrap, empty('The war has no planets recorded yet: the war-info collector fills them.'))
       return

@@ -8,6 +8,7 @@ import { errorHandling } from './http/errors.ts'
 import { ResponseCache } from './http/response-cache.ts'
 import { securityPolicy } from './http/security.ts'
 import type { Logger } from './log.ts'
+import { pageRoutes } from './pages/index.ts'
 import { collectRoutes } from './routes/collect.ts'
 import { readContext } from './routes/context.ts'
 import { diverRoutes } from './routes/divers.ts'
@@ -71,6 +72,7 @@ export function buildApp(deps: AppDeps) {
     .use(securityPolicy())
     .use(errorHandling(log))
     .use(openapiDocs())
+    .use(pageRoutes(log))
     .use(healthRoutes({ db, isShuttingDown: deps.isShuttingDown ?? (() => false), collectors: deps.collectors }))
     .use(
       new Elysia({ prefix: '/api/v1' })

@@ -23,7 +23,7 @@ const TRENDS_MS = 60_000
 
 export function mainPage(app: HTMLElement) {
   fill(app)
-  app.append(h('h1', {}, 'Helldivers online'))
+  app.append(h('h1', {}, 'Divers online'))
   const live = section(app, 'live', 'Live count')
   const peaks = section(app, 'peaks', 'Peaks')
   const history = section(app, 'history', 'Diver history')

@@ -14,6 +14,14 @@ const Cron = (description: string, defaultValue: string) =>
 
 export const ConfigSchema = T.Object({
   databaseUrl: T.Optional(T.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL/TimescaleDB URL; unset = embedded database in DATA_DIR' })),
+  databaseReadUrl: T.Optional(T.String({
+    pattern: '^\\s*postgres(ql)?://[^,\\s]+(\\s*,\\s*postgres(ql)?://[^,\\s]+)*\\s*$',
+    description: 'Streaming read replicas of DATABASE_URL (comma-separated URLs) for the read routes',
+  })),
+  readReplicaMaxLagMs: T.Integer({
+    minimum: 0, maximum: 3_600_000, default: 5000,
+    description: 'A read replica further behind the primary than this is taken out of rotation',
+  }),
   dataDir: T.String({ minLength: 1, default: './data', description: 'Folder of the embedded database (and, by default, of the spool)' }),
   spoolDir: T.Optional(T.String({ description: 'Folder of the tick spool; default DATA_DIR/spool' })),
   host: T.String({ minLength: 1, default: '0.0.0.0', description: 'Address the HTTP server binds' }),
@@ -76,9 +84,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid configuration: ${[...byVar.values()].join('; ')}`)
   }
   for (const key of URL_KEYS) value[key] = (value[key] as string).replace(/\/+$/, '')
+  if (value.databaseReadUrl !== undefined && value.databaseUrl === undefined) {
+    throw new ConfigError('invalid configuration: DATABASE_READ_URL is set without DATABASE_URL (replicas need a primary; the embedded database has none)')
+  }
   return Object.freeze(value as Config)
 }
 
 /** Where the spool lives: SPOOL_DIR, else DATA_DIR/spool; null = memory only. */
 export const spoolDirOf = (config: Pick<Config, 'spoolDir' | 'dataDir'>): string | null =>
   config.spoolDir === undefined ? `${config.dataDir.replace(/\/+$/, '')}/spool` : config.spoolDir || null
+
+/** The read replicas' URLs (DATABASE_READ_URL, comma-separated); empty without replicas. */
+export const readUrlsOf = (config: Pick<Config, 'databaseReadUrl'>): string[] =>
+  (config.databaseReadUrl ?? '').split(',').map((u) => u.trim()).filter(Boolean)

@@ -44,6 +44,14 @@ export const ConfigSchema = T.Object({
     [T.Literal('debug'), T.Literal('info'), T.Literal('warn'), T.Literal('error'), T.Literal('silent')],
     { default: 'info', description: 'Minimum level of the JSON log lines on stdout' },
   ),
+  compressAfterDays: T.Integer({
+    minimum: 0, maximum: 36_500, default: 7,
+    description: 'TimescaleDB Community: compress raw chunks older than this many days (0 = no compression policy)',
+  }),
+  rawRetentionDays: T.Optional(T.Integer({
+    minimum: 2, maximum: 36_500,
+    description: 'Drop raw player counts (the 15-second series) older than this many days, keeping the rollups; unset = keep all',
+  })),
   dbPoolMax: T.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Connections in the pool' }),
   dbStatementTimeoutMs: T.Integer({ minimum: 100, default: 15_000, description: 'Per-statement timeout' }),
 })

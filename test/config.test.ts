@@ -33,6 +33,8 @@ describe('config', () => {
     ['FULL_STATUS_CRON', { FULL_STATUS_CRON: 'often' }],
     ['DATABASE_READ_URL', { DATABASE_URL: 'postgres://p/db', DATABASE_READ_URL: 'postgres://r1/db,mysql://r2/db' }],
     ['READ_REPLICA_MAX_LAG_MS', { READ_REPLICA_MAX_LAG_MS: '-5' }],
+    ['COMPRESS_AFTER_DAYS', { COMPRESS_AFTER_DAYS: '-1' }],
+    ['RAW_RETENTION_DAYS', { RAW_RETENTION_DAYS: '1' }],
   ]
   for (const [name, env] of bad) {
     test(`a bad ${name} (${JSON.stringify(Object.values(env)[0])}) fails with one line naming it`, () => {
@@ -58,6 +60,15 @@ describe('config', () => {
     expect(readUrlsOf(two)).toEqual(['postgres://r1:5433/db', 'postgresql://u:pw@r2/db'])
     expect(two.readReplicaMaxLagMs).toBe(2500)
     expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://r1/db' })).toThrow(/DATABASE_READ_URL is set without DATABASE_URL/)
+  })
+
+  test('storage policies: compression after 7 days by default, retention off unless set', () => {
+    const d = loadConfig({})
+    expect(d.compressAfterDays).toBe(7)
+    expect(d.rawRetentionDays).toBeUndefined()
+    const set = loadConfig({ COMPRESS_AFTER_DAYS: '0', RAW_RETENTION_DAYS: '400' })
+    expect(set.compressAfterDays).toBe(0)
+    expect(set.rawRetentionDays).toBe(400)
   })
 
   test('several bad values are all named', () => {

@@ -100,7 +100,7 @@ export interface SoakResult {
 }
 
 /** Which summary counters become rows of which table. */
-const ROWS_OF: { table: string; collector: CollectorName; keys: string[] }[] = [
+export const ROWS_OF: { table: string; collector: CollectorName; keys: string[] }[] = [
   { table: 'player_count_snapshots', collector: 'player-count', keys: ['upstreamRows', 'pcstoreRows'] },
   { table: 'planet_status_snapshots', collector: 'full-status', keys: ['planetStatus'] },
   { table: 'war_summary_snapshots', collector: 'full-status', keys: ['warSummary'] },
@@ -109,7 +109,7 @@ const ROWS_OF: { table: string; collector: CollectorName; keys: string[] }[] = [
   { table: 'planet_stats_snapshots', collector: 'planet-stats', keys: ['planetStats'] },
 ]
 
-interface RunLine {
+export interface RunLine {
   collector: CollectorName
   startMs: number
   ok: boolean
@@ -118,7 +118,7 @@ interface RunLine {
 }
 
 /** Scheduled firings of a croner pattern in [fromMs, toMs]. */
-function firingsBetween(pattern: string, fromMs: number, toMs: number): number[] {
+export function firingsBetween(pattern: string, fromMs: number, toMs: number): number[] {
   const cron = new Cron(pattern, { timezone: 'UTC', paused: true })
   const out: number[] = []
   let next = cron.nextRun(new Date(fromMs - 1))
@@ -131,7 +131,7 @@ function firingsBetween(pattern: string, fromMs: number, toMs: number): number[]
 }
 
 /** Each firing takes the first unmatched run of its collector that started just after it. */
-function tally(collector: CollectorName, pattern: string, runs: RunLine[], fromMs: number, toMs: number): CollectorTally {
+export function tally(collector: CollectorName, pattern: string, runs: RunLine[], fromMs: number, toMs: number): CollectorTally {
   const firings = firingsBetween(pattern, fromMs, toMs)
   const mine = runs.filter((r) => r.collector === collector).sort((a, b) => a.startMs - b.startMs)
   const used = new Set<RunLine>()
@@ -152,7 +152,7 @@ function tally(collector: CollectorName, pattern: string, runs: RunLine[], fromM
   return { collector, pattern, firings: firings.length, completed, failed, lost: firings.length - completed - failed, written }
 }
 
-async function tableCounts(url: string): Promise<Record<string, number>> {
+export async function tableCounts(url: string): Promise<Record<string, number>> {
   const sql = connect({ url, max: 1 })
   try {
     const out: Record<string, number> = {}
@@ -164,7 +164,7 @@ async function tableCounts(url: string): Promise<Record<string, number>> {
 }
 
 /** `connections` keep-alive loops, each cycling over the routes from its own offset. */
-async function loadRoutes(base: string, routes: string[], durationS: number, connections: number) {
+export async function loadRoutes(base: string, routes: string[], durationS: number, connections: number) {
   const samples = routes.map(() => [] as number[])
   const non2xx: Record<string, number> = {}
   let networkErrors = 0

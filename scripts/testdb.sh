@@ -35,6 +35,13 @@
 #                              replica catches up when it is back).
 #   `stop` of the instance stops and deletes its replica too; so does the orphan cleanup.
 #
+# PostgreSQL's own client tools, of the chroot's version (for backup and restore tests):
+#   scripts/testdb.sh client pg_dump|pg_restore|psql ARGS...
+#                              run the tool inside the chroot as postgres (the network is
+#                              the host's: -h 127.0.0.1 -p PORT); stdin and stdout pass
+#                              through, so `pg_dump -Fc ... > file` and
+#                              `pg_restore -d ... < file` work on host files.
+#
 # Environment:
 #   TESTDB_CHROOT      chroot dir (default /var/tmp/gws-timescaledb-trixie), outside the repo
 #   TESTDB_PORT        preferred port (default 54329); the next free one is used if busy
@@ -74,7 +81,7 @@ unavailable() {
 }
 
 usage() {
-  echo "usage: $0 start|stop|status|pause|resume|freeze|thaw|replica|replica-stop|replica-status|replica-pause|replica-resume|replica-freeze|replica-thaw" >&2
+  echo "usage: $0 start|stop|status|pause|resume|freeze|thaw|replica|replica-stop|replica-status|replica-pause|replica-resume|replica-freeze|replica-thaw|client TOOL ARGS..." >&2
   exit 2
 }
 
@@ -757,8 +764,21 @@ cmd_replica_status() {
   fi
 }
 
+cmd_client() {
+  local tool=${1:-}
+  case $tool in
+    pg_dump | pg_restore | psql) ;;
+    *) die "client: pg_dump, pg_restore or psql (got '$tool')" ;;
+  esac
+  shift
+  require_host
+  [[ -x $CHROOT$PGBIN/$tool ]] || die "no $tool in $CHROOT (run '$0 start' once to build the chroot)"
+  in_chroot "$PGBIN/$tool" "$@"
+}
+
 case "${1:-}" in
   start) cmd_start ;;
+  client) shift; cmd_client "$@" ;;
   pause) cmd_pause primary ;;
   resume) cmd_resume primary ;;
   freeze) cmd_freeze primary STOP frozen ;;

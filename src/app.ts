@@ -27,7 +27,7 @@ import { CurrentWar } from './war/current-war.ts'
 
 export interface AppDeps {
   config: Config
-  db: Pick<Database, 'sql' | 'gate' | 'info'>
+  db: Pick<Database, 'sql' | 'gate' | 'info'> & Partial<Pick<Database, 'replicas'>>
   log: Logger
   feeds: Feeds
   /** The upstream's current war (main.ts shares the schedule's); one is made when absent. */
@@ -55,13 +55,17 @@ export interface AppDeps {
  */
 export function buildApp(deps: AppDeps) {
   const { db, log, feeds, config } = deps
+  // Collectors read and write on the primary; the read routes read on the replicas, if any.
   const storage = createStore(db)
+  const reads = createStore(db, { onReplicas: true })
   const versions = deps.versions ?? new DataVersions()
+  // A commit this process hears of fences the replicas before any answer for it is computed.
+  if (db.replicas) versions.onBump(() => db.replicas!.fence())
   const currentWar = deps.currentWar ?? new CurrentWar(config.warId, feeds.upstream, log)
   const runner = deps.runner ?? new CollectorRunner({ db, store: storage, feeds, log, config, currentWar, versions })
   const now = deps.now ?? (() => new Date())
   const context = readContext({
-    storage,
+    storage: reads,
     feeds,
     warId: config.warId,
     now,
@@ -73,7 +77,7 @@ export function buildApp(deps: AppDeps) {
     .use(errorHandling(log))
     .use(openapiDocs())
     .use(pageRoutes(log))
-    .use(healthRoutes({ db, isShuttingDown: deps.isShuttingDown ?? (() => false), collectors: deps.collectors }))
+    .use(healthRoutes({ db, replicas: db.replicas ?? null, isShuttingDown: deps.isShuttingDown ?? (() => false), collectors: deps.collectors }))
     .use(
       new Elysia({ prefix: '/api/v1' })
         .use(throttleRoutes(feeds.upstream))

@@ -14,6 +14,14 @@ const Cron = (description: string, defaultValue: string) =>
 
 export const ConfigSchema = T.Object({
   databaseUrl: T.Optional(T.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL/TimescaleDB URL; unset = embedded database in DATA_DIR' })),
+  databaseReadUrl: T.Optional(T.String({
+    pattern: '^\\s*postgres(ql)?://[^,\\s]+(\\s*,\\s*postgres(ql)?://[^,\\s]+)*\\s*$',
+    description: 'Streaming read replicas of DATABASE_URL (comma-separated URLs) for the read routes',
+  })),
+  readReplicaMaxLagMs: T.Integer({
+    minimum: 0, maximum: 3_600_000, default: 5000,
+    description: 'A read replica further behind the primary than this is taken out of rotation',
+  }),
   dataDir: T.String({ minLength: 1, default: './data', description: 'Folder of the embedded database (and, by default, of the spool)' }),
   spoolDir: T.Optional(T.String({ description: 'Folder of the tick spool; default DATA_DIR/spool' })),
   host: T.String({ minLength: 1, default: '0.0.0.0', description: 'Address the HTTP server binds' }),
@@ -36,6 +44,14 @@ export const ConfigSchema = T.Object({
     [T.Literal('debug'), T.Literal('info'), T.Literal('warn'), T.Literal('error'), T.Literal('silent')],
     { default: 'info', description: 'Minimum level of the JSON log lines on stdout' },
   ),
+  compressAfterDays: T.Integer({
+    minimum: 0, maximum: 36_500, default: 7,
+    description: 'TimescaleDB Community: compress raw chunks older than this many days (0 = no compression policy)',
+  }),
+  rawRetentionDays: T.Optional(T.Integer({
+    minimum: 2, maximum: 36_500,
+    description: 'Drop raw player counts (the 15-second series) older than this many days, keeping the rollups; unset = keep all',
+  })),
   dbPoolMax: T.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Connections in the pool' }),
   dbStatementTimeoutMs: T.Integer({ minimum: 100, default: 15_000, description: 'Per-statement timeout' }),
 })
@@ -76,9 +92,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid configuration: ${[...byVar.values()].join('; ')}`)
   }
   for (const key of URL_KEYS) value[key] = (value[key] as string).replace(/\/+$/, '')
+  if (value.databaseReadUrl !== undefined && value.databaseUrl === undefined) {
+    throw new ConfigError('invalid configuration: DATABASE_READ_URL is set without DATABASE_URL (replicas need a primary; the embedded database has none)')
+  }
   return Object.freeze(value as Config)
 }
 
 /** Where the spool lives: SPOOL_DIR, else DATA_DIR/spool; null = memory only. */
 export const spoolDirOf = (config: Pick<Config, 'spoolDir' | 'dataDir'>): string | null =>
   config.spoolDir === undefined ? `${config.dataDir.replace(/\/+$/, '')}/spool` : config.spoolDir || null
+
+/** The read replicas' URLs (DATABASE_READ_URL, comma-separated); empty without replicas. */
+export const readUrlsOf = (config: Pick<Config, 'databaseReadUrl'>): string[] =>
+  (config.databaseReadUrl ?? '').split(',').map((u) => u.trim()).filter(Boolean)

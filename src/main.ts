@@ -35,6 +35,8 @@ async function main() {
   // processes' (replicas, `npm run collect`) through LISTEN on the primary.
   const versions = new DataVersions()
   if (!db.info.embedded) await listenForChanges(db.sql, (changed) => (changed === 'all' ? versions.bumpAll() : versions.bump(changed)))
+  // Commits made before LISTEN began were heard of by no one: replica reads wait for them too.
+  db.replicas?.fence()
   const collection = await openCollection({ config, db, store, feeds, log, war, versions })
   let shuttingDown = false
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { ConfigError, loadConfig } from '../src/config.ts'
+import { ConfigError, loadConfig, readUrlsOf } from '../src/config.ts'
 
 describe('config', () => {
   test('defaults: embedded database, port 3000, war 801, schedule on', () => {
@@ -31,6 +31,10 @@ describe('config', () => {
     ['SCHEDULE_ENABLED', { SCHEDULE_ENABLED: 'maybe' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['FULL_STATUS_CRON', { FULL_STATUS_CRON: 'often' }],
+    ['DATABASE_READ_URL', { DATABASE_URL: 'postgres://p/db', DATABASE_READ_URL: 'postgres://r1/db,mysql://r2/db' }],
+    ['READ_REPLICA_MAX_LAG_MS', { READ_REPLICA_MAX_LAG_MS: '-5' }],
+    ['COMPRESS_AFTER_DAYS', { COMPRESS_AFTER_DAYS: '-1' }],
+    ['RAW_RETENTION_DAYS', { RAW_RETENTION_DAYS: '1' }],
   ]
   for (const [name, env] of bad) {
     test(`a bad ${name} (${JSON.stringify(Object.values(env)[0])}) fails with one line naming it`, () => {
@@ -47,6 +51,25 @@ describe('config', () => {
       expect(message).not.toContain('\n')
     })
   }
+
+  test('read replicas: one or more comma-separated URLs, only with a primary; a lag bound', () => {
+    const none = loadConfig({ DATABASE_URL: 'postgres://p/db' })
+    expect(readUrlsOf(none)).toEqual([])
+    expect(none.readReplicaMaxLagMs).toBe(5000)
+    const two = loadConfig({ DATABASE_URL: 'postgres://p/db', DATABASE_READ_URL: 'postgres://r1:5433/db, postgresql://u:pw@r2/db', READ_REPLICA_MAX_LAG_MS: '2500' })
+    expect(readUrlsOf(two)).toEqual(['postgres://r1:5433/db', 'postgresql://u:pw@r2/db'])
+    expect(two.readReplicaMaxLagMs).toBe(2500)
+    expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://r1/db' })).toThrow(/DATABASE_READ_URL is set without DATABASE_URL/)
+  })
+
+  test('storage policies: compression after 7 days by default, retention off unless set', () => {
+    const d = loadConfig({})
+    expect(d.compressAfterDays).toBe(7)
+    expect(d.rawRetentionDays).toBeUndefined()
+    const set = loadConfig({ COMPRESS_AFTER_DAYS: '0', RAW_RETENTION_DAYS: '400' })
+    expect(set.compressAfterDays).toBe(0)
+    expect(set.rawRetentionDays).toBe(400)
+  })
 
   test('several bad values are all named', () => {
     expect(() => loadConfig({ PORT: 'x', WAR_ID: 'y' })).toThrow(/PORT=.*WAR_ID=/)

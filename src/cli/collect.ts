@@ -20,7 +20,7 @@ if (!name || !(COLLECTOR_NAMES as readonly string[]).includes(name) || (warArg !
 try {
   const config = loadConfig()
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel)
-  const db = await openDatabase(config, log)
+  const db = await openDatabase({ ...config, databaseReadUrl: undefined }, log)
   try {
     const feeds = createFeeds(config)
     const runner = new CollectorRunner({ db, store: createStore(db), feeds, log, config, currentWar: new CurrentWar(config.warId, feeds.upstream, log) })

@@ -12,6 +12,7 @@ import type { Feeds } from '../feeds/index.ts'
 import type { Logger } from '../log.ts'
 import type { DataVersions } from '../storage/changes.ts'
 import type { Store } from '../storage/index.ts'
+import { applyTimescalePolicies, dropOldRawPlayerCounts } from '../storage/policies.ts'
 import { refreshRollups } from '../storage/rollups.ts'
 import type { CurrentWar } from '../war/current-war.ts'
 import { COLLECTOR_NAMES, type CollectorName } from './collector.ts'
@@ -45,6 +46,12 @@ export interface FiringCounts {
 export type Collection = Awaited<ReturnType<typeof openCollection>>
 
 export async function openCollection({ config, db, store, feeds, log, war, versions }: CollectionDeps) {
+  const edition = db.info.edition
+  // Community runs compression and retention itself; its jobs follow the settings.
+  if (edition === 'timescale') {
+    const policies = await db.gate.run(() => applyTimescalePolicies(db.sql, config))
+    log.info('storage policies', { ...policies })
+  }
   const runner = new CollectorRunner({ db, store, feeds, log, config, currentWar: war, versions })
   const spool = await Spool.open(spoolDirOf(config), config.backlogMaxTicks, log)
   const writer = new SpoolWriter(runner, spool, db.gate, log)
@@ -82,6 +89,19 @@ export async function openCollection({ config, db, store, feeds, log, war, versi
         if (db.gate.available) await db.gate.run(() => refreshRollups(db.sql, db.info.edition))
       },
     },
+    ...(edition !== 'timescale' && config.rawRetentionDays !== undefined
+      ? [{
+          name: 'raw-retention',
+          pattern: SCHEDULE_PATTERNS['raw-retention'],
+          // The rollups keep what goes (never past their watermarks); a missed run is caught up by the next.
+          run: async () => {
+            if (!db.gate.available) return
+            const days = config.rawRetentionDays!
+            const done = await db.gate.run(() => dropOldRawPlayerCounts(db.sql, edition, days))
+            log.info('raw retention', { table: 'player_count_snapshots', days, ...done })
+          },
+        }]
+      : []),
   ]
   const onSkip = (job: string) => {
     if (job in firings) firings[job as CollectorName].skipped++

@@ -9,6 +9,8 @@ export const SCHEDULE_PATTERNS = {
   'war-info': '5 * * * * *',
   'planet-stats': '*/5 * * * *',
   'rollup-refresh': '20 * * * * *',
+  // Apache and plain PostgreSQL, with RAW_RETENTION_DAYS: hourly, away from the other jobs.
+  'raw-retention': '40 17 * * * *',
 } as const
 
 export interface ScheduledJob {

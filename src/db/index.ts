@@ -1,10 +1,11 @@
-import type { Config } from '../config.ts'
+import { readUrlsOf, type Config } from '../config.ts'
 import type { Logger } from '../log.ts'
 import { connect, type Sql } from './connect.ts'
 import { detectEdition, type DatabaseInfo } from './edition.ts'
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.ts'
 import { DatabaseGate, GATE_DEFAULTS, type GateOptions } from './gate.ts'
 import { migrate } from './migrate.ts'
+import { ReadReplicas } from './replicas.ts'
 
 export type { Fragment, Sql, Tx } from './connect.ts'
 
@@ -13,10 +14,13 @@ export interface Database {
   /** Every statement goes through it: fail fast while the database is unreachable. */
   gate: DatabaseGate
   info: DatabaseInfo & { embedded: boolean }
+  /** The read replicas (DATABASE_READ_URL) the read routes use; null without any. */
+  replicas: ReadReplicas | null
   close(): Promise<void>
 }
 
-export type DatabaseConfig = Pick<Config, 'databaseUrl' | 'dataDir' | 'dbPoolMax' | 'dbStatementTimeoutMs'>
+export type DatabaseConfig = Pick<Config, 'databaseUrl' | 'dataDir' | 'dbPoolMax' | 'dbStatementTimeoutMs'> &
+  Partial<Pick<Config, 'databaseReadUrl' | 'readReplicaMaxLagMs'>>
 
 /**
  * Connect (starting the embedded database when no DATABASE_URL is set), apply pending
@@ -40,9 +44,18 @@ export async function openDatabase(
   // delay the answer. The embedded database runs in-process: nothing to probe.
   const probeSql = embedded ? null : connect({ url, max: 1, connectTimeoutS: 2, statementTimeoutMs: 2000, applicationName: 'galactic-war-stats/probe' })
   const gate = new DatabaseGate(probeSql ? () => probeSql`SELECT 1` : null, log, opts.gate ?? GATE_DEFAULTS)
+  const readUrls = embedded ? [] : readUrlsOf(config)
+  const replicas = readUrls.length
+    ? new ReadReplicas(readUrls, url, { sql, gate }, {
+        maxLagMs: config.readReplicaMaxLagMs ?? 5000,
+        poolMax: config.dbPoolMax,
+        statementTimeoutMs: config.dbStatementTimeoutMs,
+        gate: opts.gate,
+      }, log)
+    : null
   const closeAll = async (timeoutS: number) => {
     gate.stop()
-    await Promise.all([sql.end({ timeout: timeoutS }), probeSql?.end({ timeout: 1 })])
+    await Promise.all([sql.end({ timeout: timeoutS }), probeSql?.end({ timeout: 1 }), replicas?.close()])
     await embedded?.close()
   }
   try {
@@ -51,8 +64,9 @@ export async function openDatabase(
       if (applied.length) log.info('migrations applied', { applied })
     }
     const info = await detectEdition(sql)
-    log.info('database ready', { ...info, embedded: embedded !== null })
-    return { sql, gate, info: { ...info, embedded: embedded !== null }, close: () => closeAll(5) }
+    await replicas?.start()
+    log.info('database ready', { ...info, embedded: embedded !== null, ...(replicas ? { replicas: replicas.status().replicas.map((r) => ({ name: r.name, inRotation: r.inRotation, reason: r.reason })) } : {}) })
+    return { sql, gate, info: { ...info, embedded: embedded !== null }, replicas, close: () => closeAll(5) }
   } catch (err) {
     await closeAll(1).catch(() => {})
     throw err

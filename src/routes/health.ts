@@ -1,11 +1,14 @@
 import { Elysia, t } from 'elysia'
 import type { Database } from '../db/index.ts'
+import type { ReadReplicas } from '../db/replicas.ts'
 import { pendingMigrations } from '../db/migrate.ts'
 import { httpPolicy } from '../http/policy.ts'
 import { errorText } from '../log.ts'
 
 export interface HealthDeps {
   db: Pick<Database, 'sql' | 'gate' | 'info'>
+  /** Read replicas: each one's lag and whether it is in rotation (reported; never makes the instance unready). */
+  replicas?: ReadReplicas | null
   /** Set when shutdown begins, so load balancers drain this instance first. */
   isShuttingDown: () => boolean
   /** Ticks of the collectors: kept, written, dropped (the spool), fired, failed, skipped (the schedule). */
@@ -19,7 +22,7 @@ const READY_PROBE_MS = 2000
  * a database outage never causes restart loops); readiness needs the database reachable
  * and every migration applied.
  */
-export const healthRoutes = ({ db, isShuttingDown, collectors }: HealthDeps) =>
+export const healthRoutes = ({ db, replicas, isShuttingDown, collectors }: HealthDeps) =>
   new Elysia({ name: 'routes/health', detail: { tags: ['health'] } })
     .use(httpPolicy)
     .guard({ noStore: true }, (app) =>
@@ -51,10 +54,12 @@ export const healthRoutes = ({ db, isShuttingDown, collectors }: HealthDeps) =>
               edition: db.info.edition,
               embedded: db.info.embedded,
               checks,
+              // Out of rotation or not, reads are answered (by the primary): reported, not a readiness condition.
+              ...(replicas ? { readReplicas: replicas.status() } : {}),
               ...(collectors ? { collectors: collectors() } : {}),
             }
             return ready ? body : { error: 'not ready', ...body }
           },
-          { detail: { summary: 'Readiness: database reachable and migrations applied; collector tick counts' } },
+          { detail: { summary: 'Readiness: database reachable and migrations applied; read replicas (lag, rotation); collector tick counts' } },
         ),
     )

@@ -20,6 +20,7 @@ export const CHANGES_CHANNEL = 'gws_data_changed'
 /** The version of each dataset in this process: a counter that only moves forward. */
 export class DataVersions {
   private readonly counters = new Map<Dataset, number>(DATASETS.map((d) => [d, 0]))
+  private readonly listeners: Array<() => void> = []
 
   get(dataset: Dataset): number {
     return this.counters.get(dataset)!
@@ -31,7 +32,17 @@ export class DataVersions {
   }
 
   bump(datasets: Iterable<Dataset>): void {
-    for (const d of datasets) this.counters.set(d, this.counters.get(d)! + 1)
+    let moved = false
+    for (const d of datasets) {
+      this.counters.set(d, this.counters.get(d)! + 1)
+      moved = true
+    }
+    if (moved) for (const fn of this.listeners) fn()
+  }
+
+  /** `fn` runs synchronously on every move, before any read for the new versions can start (the replicas' fence). */
+  onBump(fn: () => void): void {
+    this.listeners.push(fn)
   }
 
   bumpAll(): void {

@@ -5,6 +5,7 @@
  */
 import type { Sql } from '../db/connect.ts'
 import type { DatabaseGate } from '../db/gate.ts'
+import type { ReadReplicas } from '../db/replicas.ts'
 import * as dispatches from './dispatches.ts'
 import * as majorOrders from './major-orders.ts'
 import * as planetStatus from './planet-status.ts'
@@ -18,22 +19,32 @@ type Bound<R extends Record<string, Read>> = {
   [K in keyof R]: R[K] extends (sql: Sql, ...args: infer A) => infer T ? (...args: A) => T : never
 }
 
-/** Each read bound to the pool and run through the gate (fails fast while the database is unreachable). */
-function bind<R extends Record<string, Read>>(db: { sql: Sql; gate: DatabaseGate }, reads: R): Bound<R> {
+/** Runs one read somewhere: the primary through its gate, or a replica (db/replicas.ts). */
+type RunRead = <T>(read: (sql: Sql) => Promise<T>) => Promise<T>
+
+/** Each read bound to where it runs (through a gate: fails fast while that database is unreachable). */
+function bind<R extends Record<string, Read>>(run: RunRead, reads: R): Bound<R> {
   const out: Record<string, (...args: never[]) => Promise<unknown>> = {}
-  for (const [name, read] of Object.entries(reads)) out[name] = (...args) => db.gate.run(() => read(db.sql, ...args))
+  for (const [name, read] of Object.entries(reads)) out[name] = (...args) => run((sql) => read(sql, ...args))
   return out as Bound<R>
 }
 
-export function createStore(db: { sql: Sql; gate: DatabaseGate }) {
+/**
+ * The reads, on the primary; with `onReplicas` (the read routes) on the read replicas
+ * when there are any, which hand a read to the primary whenever a replica could not
+ * answer it as of the last commit this process heard of (db/replicas.ts).
+ */
+export function createStore(db: { sql: Sql; gate: DatabaseGate; replicas?: ReadReplicas | null }, opts: { onReplicas?: boolean } = {}) {
+  const replicas = opts.onReplicas ? db.replicas : null
+  const run: RunRead = replicas ? (read) => replicas.run(read) : (read) => db.gate.run(() => read(db.sql))
   return {
-    playerCounts: bind(db, playerCounts.reads),
-    war: bind(db, war.reads),
-    planetStatus: bind(db, planetStatus.reads),
-    warSummary: bind(db, warSummary.reads),
-    majorOrders: bind(db, majorOrders.reads),
-    dispatches: bind(db, dispatches.reads),
-    timeline: bind(db, timeline.reads),
+    playerCounts: bind(run, playerCounts.reads),
+    war: bind(run, war.reads),
+    planetStatus: bind(run, planetStatus.reads),
+    warSummary: bind(run, warSummary.reads),
+    majorOrders: bind(run, majorOrders.reads),
+    dispatches: bind(run, dispatches.reads),
+    timeline: bind(run, timeline.reads),
   }
 }
 

@@ -37,7 +37,19 @@ function history(sql: Sql, f: { range: TimeRange; gameName?: GameName }, p: Page
     where: f.gameName ? sql`game_name = ${f.gameName}` : sql`true`,
     levels: [PLAYER_COUNT_ROLLUPS[2], PLAYER_COUNT_ROLLUPS[1]].map((r) => ({ view: r.name, seconds: r.seconds })),
   }
-  return timePage<PlayerCountRow>(sql, series, f.range, p, selectRow(sql, PlayerCountRow, { timestamp: sql`captured_at` }), sql`game_name, source`)
+  return keptRange(sql, f.range).then((range) =>
+    timePage<PlayerCountRow>(sql, series, range, p, selectRow(sql, PlayerCountRow, { timestamp: sql`captured_at` }), sql`game_name, source`))
+}
+
+/**
+ * The window cut to the raw rows still kept: with RAW_RETENTION_DAYS the oldest rows are
+ * gone from the table but still counted in the rollups, whose counts the pages walk. The
+ * cut starts at the oldest raw row; the rollup buckets before it are not counted.
+ */
+async function keptRange(sql: Sql, range: TimeRange): Promise<TimeRange> {
+  const [first] = await sql<{ at: Date }[]>`SELECT captured_at AS at FROM player_count_snapshots ORDER BY captured_at LIMIT 1`
+  if (!first || (range.from && range.from >= first.at)) return range
+  return { ...range, from: first.at }
 }
 
 // ------------------------------------------------------------------ the diver-history series
@@ -51,23 +63,39 @@ const DB_SOURCE = { api: 'upstream', pcstore: 'pcstore' } as const
 const series = (sql: Sql, s: DiverSource) => sql`game_name = ${DIVER_GAME} AND source = ${DB_SOURCE[s]}`
 const rawValue = (sql: Sql, s: DiverSource) => (s === 'api' ? sql`api_total_player_count` : sql`total_player_count`)
 
-/** Time of the first row of a series, null when it has none. */
+// Raw rows older than RAW_RETENTION_DAYS are gone; the 5-minute rollup still has their
+// buckets. The questions below ask both: without retention the rollup's answer is implied
+// by the raw one (a bucket exists only where rows do), so nothing changes; with it, the
+// rollup answers for the dropped past, to the precision of its 5-minute buckets.
+
+/** Time of the first row of a series (the start of its first 5-minute bucket when that is older than every raw row), null when it has none. */
 async function firstRowAt(sql: Sql, s: DiverSource): Promise<Date | null> {
-  const [row] = await sql<{ at: Date }[]>`
-    SELECT captured_at AS at FROM player_count_snapshots WHERE ${series(sql, s)} ORDER BY captured_at LIMIT 1`
+  const [row] = await sql<{ at: Date | null }[]>`
+    WITH raw AS (SELECT captured_at AS at FROM player_count_snapshots WHERE ${series(sql, s)} ORDER BY captured_at LIMIT 1),
+         rolled AS (SELECT bucket AS at FROM player_count_5m WHERE ${series(sql, s)} ORDER BY bucket LIMIT 1)
+    SELECT CASE WHEN (SELECT at FROM rolled) < time_bucket(interval '5 minutes', (SELECT at FROM raw))
+                  OR (SELECT at FROM raw) IS NULL
+                THEN (SELECT at FROM rolled) ELSE (SELECT at FROM raw) END AS at`
   return row?.at ?? null
 }
 
-/** Whether the series has a row at or before `at`. */
+/** Whether the series has a row at or before `at` (or a whole 5-minute bucket before it). */
 async function hasRowAtOrBefore(sql: Sql, s: DiverSource, at: Date): Promise<boolean> {
-  const rows = await sql`SELECT 1 FROM player_count_snapshots WHERE ${series(sql, s)} AND captured_at <= ${at} LIMIT 1`
+  const rows = await sql`
+    SELECT 1 FROM player_count_snapshots WHERE ${series(sql, s)} AND captured_at <= ${at}
+    UNION ALL
+    SELECT 1 FROM player_count_5m WHERE ${series(sql, s)} AND bucket <= ${at}::timestamptz - interval '5 minutes'
+    LIMIT 1`
   return rows.length > 0
 }
 
-/** Whether the series has a row in [from, to]. */
+/** Whether the series has a row in [from, to] (or a whole 5-minute bucket inside it). */
 async function hasRowIn(sql: Sql, s: DiverSource, from: Date, to: Date): Promise<boolean> {
   const rows = await sql`
-    SELECT 1 FROM player_count_snapshots WHERE ${series(sql, s)} AND captured_at >= ${from} AND captured_at <= ${to} LIMIT 1`
+    SELECT 1 FROM player_count_snapshots WHERE ${series(sql, s)} AND captured_at >= ${from} AND captured_at <= ${to}
+    UNION ALL
+    SELECT 1 FROM player_count_5m WHERE ${series(sql, s)} AND bucket >= ${from} AND bucket <= ${to}::timestamptz - interval '5 minutes'
+    LIMIT 1`
   return rows.length > 0
 }
 
@@ -117,7 +145,7 @@ async function buckets(sql: Sql, s: DiverSource, level: number, widthS: number, 
  * Time of the first raw row whose value is `value` (the window's max or min) among the
  * level-`level` rollup buckets in [from, to]: the first such bucket at that level, then
  * the first such bucket inside it at each finer level, then the first raw row inside the
- * 5-minute bucket.
+ * 5-minute bucket (its start when its raw rows are past RAW_RETENTION_DAYS).
  */
 async function firstTimeOf(sql: Sql, s: DiverSource, kind: 'max' | 'min', value: number, level: number, from: Date, to: Date): Promise<Date | null> {
   const col = kind === 'max' ? sql`max_v` : sql`min_v`
@@ -137,7 +165,8 @@ async function firstTimeOf(sql: Sql, s: DiverSource, kind: 'max' | 'min', value:
     SELECT captured_at AS at FROM player_count_snapshots
     WHERE ${series(sql, s)} AND captured_at >= ${lo} AND captured_at < ${hi!} AND ${rawValue(sql, s)} = ${value}
     ORDER BY captured_at LIMIT 1`
-  return raw?.at ?? null
+  // Past RAW_RETENTION_DAYS only the 5-minute bucket is left: its start.
+  return raw?.at ?? lo
 }
 
 // ------------------------------------------------------------------ writes

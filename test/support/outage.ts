@@ -22,5 +22,11 @@ export async function startOwnTimescale(name: string) {
     freeze: () => run('freeze'),
     thaw: () => run('thaw'),
     stop: () => run('stop'),
+    /** Start a hot-standby streaming replica of it (pg_basebackup); its URL. */
+    replica: () => run('replica'),
+    /** Stop the replica's server, keeping its data; `replicaResume` starts it again (it catches up). */
+    replicaPause: () => run('replica-pause'),
+    replicaResume: () => run('replica-resume'),
+    replicaStop: () => run('replica-stop'),
   }
 }

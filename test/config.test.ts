@@ -31,6 +31,10 @@ describe('config', () => {
     ['SCHEDULE_ENABLED', { SCHEDULE_ENABLED: 'maybe' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['FULL_STATUS_CRON', { FULL_STATUS_CRON: 'often' }],
+    ['FEED_LANGUAGES', { FEED_LANGUAGES: 'en-US,all' }],
+    ['FEED_LANGUAGES', { FEED_LANGUAGES: 'en-US,de-DE,EN-us' }],
+    ['FEED_LANGUAGES', { FEED_LANGUAGES: 'en_US' }],
+    ['FEED_LANGUAGES', { FEED_LANGUAGES: 'en-US,,de-DE' }],
   ]
   for (const [name, env] of bad) {
     test(`a bad ${name} (${JSON.stringify(Object.values(env)[0])}) fails with one line naming it`, () => {
@@ -47,6 +51,12 @@ describe('config', () => {
       expect(message).not.toContain('\n')
     })
   }
+
+  test('FEED_LANGUAGES: the nine languages by default, en-US first; a list of tags otherwise, spaces around commas ignored', () => {
+    expect(loadConfig({}).feedLanguages).toEqual(['en-US', 'de-DE', 'es-ES', 'ru-RU', 'fr-FR', 'it-IT', 'pl-PL', 'zh-Hans', 'zh-Hant'])
+    expect(loadConfig({ FEED_LANGUAGES: 'en-US, de-DE ,zh-Hant' }).feedLanguages).toEqual(['en-US', 'de-DE', 'zh-Hant'])
+    expect(loadConfig({ FEED_LANGUAGES: 'de-DE' }).feedLanguages).toEqual(['de-DE'])
+  })
 
   test('several bad values are all named', () => {
     expect(() => loadConfig({ PORT: 'x', WAR_ID: 'y' })).toThrow(/PORT=.*WAR_ID=/)

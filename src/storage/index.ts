@@ -9,6 +9,7 @@ import * as dispatches from './dispatches.ts'
 import * as majorOrders from './major-orders.ts'
 import * as planetStatus from './planet-status.ts'
 import * as playerCounts from './player-counts.ts'
+import * as texts from './texts.ts'
 import * as war from './war.ts'
 import * as warSummary from './war-summary.ts'
 
@@ -32,6 +33,7 @@ export function createStore(db: { sql: Sql; gate: DatabaseGate }) {
     warSummary: bind(db, warSummary.reads),
     majorOrders: bind(db, majorOrders.reads),
     dispatches: bind(db, dispatches.reads),
+    texts: bind(db, texts.reads),
   }
 }
 

@@ -93,7 +93,7 @@ describeOnEachDatabase('full-status texts in every language', (target) => {
     expect(again.written).toMatchObject({ dispatchTexts: 0, majorOrderTexts: 0 })
   })
 
-  test('a language failing leaves the others stored and is logged; the next tick brings in what it missed, and only that', async () => {
+  test('a language failing leaves the others stored and is logged; the next tick brings in what it missed (even a tick already stored), and only that', async () => {
     await db.sql`DELETE FROM dispatch_texts`
     await db.sql`DELETE FROM major_order_texts`
     s.sim.control.addFault({ kind: 'server_error', feed: 'upstream', endpoint: 'newsfeed', language: 'de-DE' })
@@ -114,13 +114,16 @@ describeOnEachDatabase('full-status texts in every language', (target) => {
     expect(entry('assignment', 'de-DE').errors).toBe(0)
 
     s.sim.control.clearFaults()
-    s.later(30)
+    // The war has not moved (same upstream war time): the tick itself is stored already,
+    // yet the texts it brings that were missing are written.
+    s.ageCache(301)
     // The tick carries only the texts not stored yet.
     const { tick } = await runner.capture(COLLECTORS['full-status'], { warId: 801 })
     const carried = (tick.rows as { texts: { dispatches: { lang: string }[] } }).texts.dispatches
     expect(perLang(carried)).toEqual(Object.fromEntries(LANGS.map((l) => [l, l === 'de-DE' || l === 'fr-FR' ? news.length : 0])))
     const next = await runner.write(COLLECTORS['full-status'], tick)
-    expect(next.written).toMatchObject({ dispatchTexts: 2 * news.length, majorOrderTexts: orders.length })
+    expect(next).toMatchObject({ outcome: 'written', unchanged: { tick: 1 } })
+    expect(next.written).toMatchObject({ planetStatus: 0, dispatchTexts: 2 * news.length, majorOrderTexts: orders.length })
     const after = await texts()
     expect(perLang(after.dispatches)).toEqual(Object.fromEntries(LANGS.map((l) => [l, news.length])))
     expect(perLang(after.orders)).toEqual(Object.fromEntries(LANGS.map((l) => [l, orders.length])))

@@ -68,6 +68,7 @@ export function buildApp(deps: AppDeps) {
     storage: reads,
     feeds,
     warId: config.warId,
+    languages: config.feedLanguages,
     now,
     cache: deps.cache ?? new ResponseCache({ versions, now: () => now().getTime() }),
     answers: new Answers(versions),

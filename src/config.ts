@@ -8,6 +8,10 @@ import { Value } from '@sinclair/typebox/value'
  * the typed, frozen result.
  */
 const Url = (description: string, defaultUrl: string) => T.String({ pattern: '^https?://[^\\s]+$', description, default: defaultUrl })
+/** The languages the community API syncs (shared/spec/upstream-feeds.md, Accept-Language); the first is the primary. */
+export const DEFAULT_FEED_LANGUAGES = ['en-US', 'de-DE', 'es-ES', 'ru-RU', 'fr-FR', 'it-IT', 'pl-PL', 'zh-Hans', 'zh-Hant'] as const
+/** A language tag as Accept-Language takes it; `all` is the read routes' word for every language, never a tag. */
+const LANGUAGE_TAG = '^(?![Aa][Ll][Ll]$)[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$'
 const Cron = (description: string, defaultValue: string) =>
   // Five or six space-separated cron fields; the cron library validates the details.
   T.String({ pattern: '^\\S+( \\S+){4,5}$', description, default: defaultValue })
@@ -31,6 +35,10 @@ export const ConfigSchema = T.Object({
   upstreamUrl: Url("Game operator's live API base (with /api)", 'https://api.live.prod.thehelldiversgame.com/api'),
   communityApiUrl: Url('Community API base', 'https://api.helldivers2.dev'),
   pcstoreApiUrl: Url('PC store API base', 'https://api.steampowered.com'),
+  feedLanguages: T.Array(T.String({ pattern: LANGUAGE_TAG }), {
+    minItems: 1, maxItems: 20, default: [...DEFAULT_FEED_LANGUAGES],
+    description: 'Comma-separated languages whose dispatch and major-order texts are collected (Accept-Language); the first is the primary (default answers)',
+  }),
   feedTimeoutMs: T.Integer({ minimum: 100, maximum: 120_000, default: 10_000, description: 'Timeout of one feed request' }),
   clientName: T.String({ minLength: 1, default: 'galactic-war-stats', description: 'Sent as X-Super-Client / User-Agent' }),
   clientContact: T.String({ minLength: 1, default: 'ops@example.invalid', description: 'Sent as X-Super-Contact' }),
@@ -66,6 +74,8 @@ export class ConfigError extends Error {
 export const envName = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()
 
 const URL_KEYS = ['upstreamUrl', 'communityApiUrl', 'pcstoreApiUrl'] as const
+/** Comma-separated values read as lists. */
+const LIST_KEYS = new Set(['feedLanguages'])
 
 /**
  * Validate the environment and build the config. Throws a ConfigError whose message is
@@ -77,17 +87,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const input: Record<string, unknown> = {}
   for (const key of Object.keys(ConfigSchema.properties)) {
     const v = env[envName(key)]
-    if (v !== undefined && (v !== '' || key === 'spoolDir')) input[key] = v
+    if (v !== undefined && (v !== '' || key === 'spoolDir')) input[key] = LIST_KEYS.has(key) ? v.split(',').map((x) => x.trim()) : v
   }
   const value = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, input)) as Record<string, unknown>
-  const errors = [...Value.Errors(ConfigSchema, value)]
+  const errors: { path: string; message: string }[] = [...Value.Errors(ConfigSchema, value)]
+  // Tags are case-insensitive: `en-US` and `en-us` would be one language fetched twice.
+  const langs = value.feedLanguages
+  if (Array.isArray(langs) && new Set(langs.map((l) => String(l).toLowerCase())).size !== langs.length) {
+    errors.push({ path: '/feedLanguages', message: 'a language is listed twice' })
+  }
   if (errors.length > 0) {
     const byVar = new Map<string, string>()
     for (const e of errors) {
-      const key = e.path.replace(/^\//, '')
+      // `/feedLanguages/2` is a list item: the variable is the list's.
+      const key = e.path.replace(/^\//, '').split('/')[0] ?? ''
       const name = key ? envName(key) : '(root)'
       const described = (ConfigSchema.properties as Record<string, { description?: string }>)[key]?.description
-      if (!byVar.has(name)) byVar.set(name, `${name}=${JSON.stringify(input[key])}: ${e.message}${described ? ` (${described})` : ''}`)
+      const given = LIST_KEYS.has(key) && Array.isArray(input[key]) ? (input[key] as string[]).join(',') : input[key]
+      if (!byVar.has(name)) byVar.set(name, `${name}=${JSON.stringify(given)}: ${e.message}${described ? ` (${described})` : ''}`)
     }
     throw new ConfigError(`invalid configuration: ${[...byVar.values()].join('; ')}`)
   }

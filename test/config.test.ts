@@ -35,6 +35,10 @@ describe('config', () => {
     ['READ_REPLICA_MAX_LAG_MS', { READ_REPLICA_MAX_LAG_MS: '-5' }],
     ['COMPRESS_AFTER_DAYS', { COMPRESS_AFTER_DAYS: '-1' }],
     ['RAW_RETENTION_DAYS', { RAW_RETENTION_DAYS: '1' }],
+    ['FEED_LANGUAGES', { FEED_LANGUAGES: 'en-US,all' }],
+    ['FEED_LANGUAGES', { FEED_LANGUAGES: 'en-US,de-DE,EN-us' }],
+    ['FEED_LANGUAGES', { FEED_LANGUAGES: 'en_US' }],
+    ['FEED_LANGUAGES', { FEED_LANGUAGES: 'en-US,,de-DE' }],
   ]
   for (const [name, env] of bad) {
     test(`a bad ${name} (${JSON.stringify(Object.values(env)[0])}) fails with one line naming it`, () => {
@@ -69,6 +73,12 @@ describe('config', () => {
     const set = loadConfig({ COMPRESS_AFTER_DAYS: '0', RAW_RETENTION_DAYS: '400' })
     expect(set.compressAfterDays).toBe(0)
     expect(set.rawRetentionDays).toBe(400)
+  })
+
+  test('FEED_LANGUAGES: the nine languages by default, en-US first; a list of tags otherwise, spaces around commas ignored', () => {
+    expect(loadConfig({}).feedLanguages).toEqual(['en-US', 'de-DE', 'es-ES', 'ru-RU', 'fr-FR', 'it-IT', 'pl-PL', 'zh-Hans', 'zh-Hant'])
+    expect(loadConfig({ FEED_LANGUAGES: 'en-US, de-DE ,zh-Hant' }).feedLanguages).toEqual(['en-US', 'de-DE', 'zh-Hant'])
+    expect(loadConfig({ FEED_LANGUAGES: 'de-DE' }).feedLanguages).toEqual(['de-DE'])
   })
 
   test('several bad values are all named', () => {

@@ -8,6 +8,7 @@
 import type { Tx } from '../db/connect.ts'
 import type { Feeds } from '../feeds/index.ts'
 import type { Drift } from '../feeds/schema.ts'
+import type { Logger } from '../log.ts'
 import type { Dataset } from '../storage/changes.ts'
 import type { Store } from '../storage/index.ts'
 
@@ -21,6 +22,8 @@ export interface FetchContext {
   now?: Date
   /** A read that answers within a moment, or undefined: fetching never waits on the database. */
   peek<T>(read: (store: Store) => Promise<T>): Promise<T | undefined>
+  /** For what a fetch leaves out without failing (a language whose texts did not come). */
+  log: Logger
 }
 
 /** One tick, as written and as kept in the spool. */

@@ -1,10 +1,13 @@
+import type { Tx } from '../db/connect.ts'
 import { GALAXY_COUNTER_NAMES, type Assignment, type Reward } from '../feeds/upstream.ts'
 import * as dispatches from '../storage/dispatches.ts'
 import * as majorOrders from '../storage/major-orders.ts'
 import * as planetStatus from '../storage/planet-status.ts'
+import * as texts from '../storage/texts.ts'
 import { claimFullStatus } from '../storage/ticks.ts'
 import * as warSummary from '../storage/war-summary.ts'
 import { COLLECTOR_FETCH, defineCollector, type WriteResult } from './collector.ts'
+import { fetchLanguages, textRows, type TextRows } from './languages.ts'
 
 /** Reward type 1 is medals. */
 const MEDALS = 1
@@ -48,8 +51,12 @@ export function publishedAt(capturedAt: Date, statusWarTime: number, publishedWa
 export const fullStatus = defineCollector({
   name: 'full-status',
   summary: 'Run one full archival tick: planet status, war summary, major orders with progress, dispatches.',
-  changes: { planetStatus: 'planet-status', campaigns: 'planet-status', warSummary: 'war-summary', majorOrders: 'major-orders', majorOrderProgress: 'major-orders', dispatches: 'dispatches' },
-  async fetch({ feeds, warId }) {
+  changes: {
+    planetStatus: 'planet-status', campaigns: 'planet-status', warSummary: 'war-summary', majorOrders: 'major-orders', majorOrderProgress: 'major-orders',
+    dispatches: 'dispatches', majorOrderTexts: 'major-orders', dispatchTexts: 'dispatches',
+  },
+  async fetch(ctx) {
+    const { feeds, warId } = ctx
     const up = feeds.upstream
     const [status, summary, assignments, news] = await Promise.all([
       up.status(warId, COLLECTOR_FETCH),
@@ -57,9 +64,11 @@ export const fullStatus = defineCollector({
       up.assignments(warId, COLLECTOR_FETCH),
       up.newsfeed(warId, COLLECTOR_FETCH),
     ])
-    return { status, summary, assignments, news }
+    // After the primary's: a tick the primary fails asks nothing more.
+    const languages = await fetchLanguages(ctx, news.data.map((n) => n.id))
+    return { status, summary, assignments, news, languages, primary: up.languages[0]! }
   },
-  map({ status, summary, assignments, news }, { now }) {
+  map({ status, summary, assignments, news, languages, primary }, { now }) {
     const at = now ?? status.fetchedAt
     const warTime = status.data.time
     return {
@@ -96,13 +105,17 @@ export const fullStatus = defineCollector({
           type: n.type,
           message: n.message ?? null,
         })),
+        texts: textRows(primary, assignments.data, news.data, languages),
       },
     }
   },
   async write(tx, at, { warId, rows }): Promise<WriteResult> {
+    // Texts are keyed (item, language), so they are written even for a tick already stored:
+    // a language missing at that tick's first write comes in at a later one.
+    const localized = await writeTexts(tx, at, warId, rows)
     if (!(await claimFullStatus(tx, at, warId, rows.warTime, rows.planets.length))) {
       return {
-        written: { planetStatus: 0, campaigns: 0, warSummary: 0, majorOrders: 0, majorOrderProgress: 0, dispatches: 0 },
+        written: { planetStatus: 0, campaigns: 0, warSummary: 0, majorOrders: 0, majorOrderProgress: 0, dispatches: 0, ...localized },
         unchanged: { tick: 1 },
       }
     }
@@ -112,8 +125,23 @@ export const fullStatus = defineCollector({
     const orders = await majorOrders.upsertWithProgress(tx, at, warId, rows.orders)
     const news = await dispatches.insertNew(tx, at, warId, rows.dispatches)
     return {
-      written: { planetStatus: planets, campaigns, warSummary: summary, ...orders, dispatches: news },
+      written: { planetStatus: planets, campaigns, warSummary: summary, ...orders, dispatches: news, ...localized },
       unchanged: { tick: 0, dispatches: rows.dispatches.length - news },
     }
   },
 })
+
+/**
+ * Every language's texts of a tick: the primary's from the tick's own rows, the others'
+ * as fetched. A tick spooled before languages existed has no `texts`: its texts were
+ * fetched with Accept-Language en-US.
+ */
+async function writeTexts(tx: Tx, at: Date, warId: number, rows: { orders: majorOrders.OrderInput[]; dispatches: dispatches.DispatchInput[]; texts?: TextRows }) {
+  const primary = rows.texts?.primary ?? 'en-US'
+  const orderTexts = rows.orders.map(({ order_id32, title, briefing, task_description }) => ({ order_id32, lang: primary, title, briefing, task_description }))
+  const dispatchTexts = rows.dispatches.flatMap(({ dispatch_id, message }) => (message === null ? [] : [{ dispatch_id, lang: primary, message }]))
+  return {
+    majorOrderTexts: await texts.upsertOrderTexts(tx, at, [...orderTexts, ...(rows.texts?.orders ?? [])]),
+    dispatchTexts: await texts.insertDispatchTexts(tx, at, warId, [...dispatchTexts, ...(rows.texts?.dispatches ?? [])]),
+  }
+}

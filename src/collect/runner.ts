@@ -96,7 +96,7 @@ export class CollectorRunner {
       const current = await this.deps.currentWar.verify()
       if (current !== warId) throw new NotCurrentWarError(warId, current)
     }
-    const payload = await c.fetch({ feeds: this.deps.feeds, warId, now: opts.now, peek: (read) => this.peek(read) })
+    const payload = await c.fetch({ feeds: this.deps.feeds, warId, now: opts.now, peek: (read) => this.peek(read), log: this.deps.log })
     const { capturedAt, rows } = c.map(payload, { warId, now: opts.now })
     return {
       tick: { id: randomUUID(), collector: c.name, warId, capturedAt: capturedAt.toISOString(), rows },

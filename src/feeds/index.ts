@@ -4,12 +4,12 @@ import { createCommunityClient } from './community.ts'
 import { createPcstoreClient } from './pcstore.ts'
 import { createUpstreamClient } from './upstream.ts'
 
-export type FeedsConfig = Pick<Config, 'upstreamUrl' | 'communityApiUrl' | 'pcstoreApiUrl' | 'feedTimeoutMs' | 'clientName' | 'clientContact'>
+export type FeedsConfig = Pick<Config, 'upstreamUrl' | 'communityApiUrl' | 'pcstoreApiUrl' | 'feedTimeoutMs' | 'clientName' | 'clientContact' | 'feedLanguages'>
 
 export function createFeeds(config: FeedsConfig) {
   const userAgent = `${config.clientName} (+${config.clientContact})`
   return {
-    upstream: createUpstreamClient({ baseUrl: config.upstreamUrl, timeoutMs: config.feedTimeoutMs, userAgent }),
+    upstream: createUpstreamClient({ baseUrl: config.upstreamUrl, timeoutMs: config.feedTimeoutMs, userAgent, languages: config.feedLanguages }),
     community: createCommunityClient({
       baseUrl: config.communityApiUrl,
       timeoutMs: config.feedTimeoutMs,

@@ -245,29 +245,52 @@ export const parseNewsFeed = compileParser(NewsFeedSchema, 'upstream newsfeed')
 /** The five cached upstream endpoints, in the order the health snapshot lists them. */
 export const UPSTREAM_ENDPOINTS = ['status', 'summary', 'assignment', 'newsfeed', 'warinfo'] as const
 export type UpstreamEndpoint = (typeof UPSTREAM_ENDPOINTS)[number]
+/** The endpoints whose texts (titles, briefings, messages) come in the language of the request. */
+export const LOCALIZED_ENDPOINTS = ['assignment', 'newsfeed'] as const
+export type LocalizedEndpoint = (typeof LOCALIZED_ENDPOINTS)[number]
 
 export interface UpstreamClientOptions {
   /** Including the `/api` part, e.g. https://api.live.prod.thehelldiversgame.com/api */
   baseUrl: string
   timeoutMs: number
   userAgent: string
-  /** Picks the language of every text; without it texts come back in a random language or not at all. */
-  acceptLanguage?: string
+  /**
+   * Accept-Language values, the primary first (default `['en-US']`). Every request carries
+   * the primary: without a language texts come back in a random language or not at all.
+   * Assignments and the newsfeed can also be asked in the others, each language with its
+   * own cache entries.
+   */
+  languages?: readonly string[]
   now?: () => number
   fetch?: FetchLike
 }
 
+/** A cache entry's counters; the entries of a language other than the primary name it. */
+export type SnapshotEntry = EndpointStats<UpstreamEndpoint> & { language?: string }
+
 export interface ThrottleSnapshot {
   config: { initialTtlS: number; backoffStepS: number; maxTtlS: number }
-  endpoints: EndpointStats<UpstreamEndpoint>[]
+  endpoints: SnapshotEntry[]
+}
+
+interface LocalizedEntries {
+  assignment: ThrottledEndpoint<Assignment[], 'assignment'>
+  newsfeed: ThrottledEndpoint<NewsItem[], 'newsfeed'>
+}
+
+export interface LanguageOptions extends GetOptions {
+  /** One of the client's languages; default the primary. */
+  language?: string
 }
 
 export interface UpstreamClient {
+  /** Primary first. */
+  readonly languages: readonly string[]
   status(warId: number, opts?: GetOptions): Promise<Fetched<WarStatus>>
   warInfo(warId: number, opts?: GetOptions): Promise<Fetched<WarInfo>>
   summary(warId: number, opts?: GetOptions): Promise<Fetched<WarSummary>>
-  assignments(warId: number, opts?: GetOptions): Promise<Fetched<Assignment[]>>
-  newsfeed(warId: number, opts?: GetOptions): Promise<Fetched<NewsItem[]>>
+  assignments(warId: number, opts?: LanguageOptions): Promise<Fetched<Assignment[]>>
+  newsfeed(warId: number, opts?: LanguageOptions): Promise<Fetched<NewsItem[]>>
   /**
    * Uncached and not in the snapshot (whose endpoint list the spec fixes). The schedule
    * asks at start-up, once a minute and before planet-stats; CurrentWar keeps it to one
@@ -280,13 +303,11 @@ export interface UpstreamClient {
 export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClient {
   const base = opts.baseUrl.replace(/\/+$/, '')
   const now = opts.now ?? Date.now
-  const headers = {
-    Accept: 'application/json',
-    'Accept-Language': opts.acceptLanguage ?? 'en-US',
-    'User-Agent': opts.userAgent,
-  }
-  const get = <T>(endpoint: string, path: string, parse: Parser<T>) =>
-    fetchJson({ feed: 'upstream', endpoint, url: base + path, headers, timeoutMs: opts.timeoutMs, parse, fetch: opts.fetch })
+  const languages = opts.languages?.length ? [...opts.languages] : ['en-US']
+  const primary = languages[0]!
+  const headersOf = (language: string) => ({ Accept: 'application/json', 'Accept-Language': language, 'User-Agent': opts.userAgent })
+  const get = <T>(endpoint: string, path: string, parse: Parser<T>, language = primary) =>
+    fetchJson({ feed: 'upstream', endpoint, url: base + path, headers: headersOf(language), timeoutMs: opts.timeoutMs, parse, fetch: opts.fetch })
 
   const throttled = {
     status: new ThrottledEndpoint<WarStatus, 'status'>('status', now),
@@ -295,22 +316,56 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     newsfeed: new ThrottledEndpoint<NewsItem[], 'newsfeed'>('newsfeed', now),
     warinfo: new ThrottledEndpoint<WarInfo, 'warinfo'>('warinfo', now),
   }
+  // The other languages' entries exist from the start, so the snapshot shows every
+  // configured language before its first fetch. Each has its own TTL and counters: the
+  // spec's rule applied per endpoint and language.
+  const byLanguage = new Map<string, LocalizedEntries>(
+    languages.map((language, i) => [
+      language,
+      i === 0
+        ? { assignment: throttled.assignment, newsfeed: throttled.newsfeed }
+        : { assignment: new ThrottledEndpoint('assignment', now), newsfeed: new ThrottledEndpoint('newsfeed', now) },
+    ]),
+  )
+  const entriesOf = (language: string) => {
+    const entries = byLanguage.get(language)
+    // Callers pass the client's own languages: anything else is a bug, not an input.
+    if (!entries) throw new Error(`upstream client: language ${JSON.stringify(language)} is not configured`)
+    return entries
+  }
 
   const cached = <T>(endpoint: ThrottledEndpoint<T, UpstreamEndpoint>, path: (warId: number) => string, parse: Parser<T>) =>
     (warId: number, o?: GetOptions) => endpoint.get(String(warId), () => get(endpoint.name, path(warId), parse), o)
+  const inLanguage = <T, E extends LocalizedEndpoint>(pick: (e: LocalizedEntries) => ThrottledEndpoint<T, E>, path: (warId: number) => string, parse: Parser<T>) =>
+    (warId: number, o: LanguageOptions = {}) => {
+      const language = o.language ?? primary
+      const endpoint = pick(entriesOf(language))
+      return endpoint.get(String(warId), () => get(endpoint.name, path(warId), parse, language), o)
+    }
 
   return {
+    languages,
     status: cached(throttled.status, (w) => `/WarSeason/${w}/Status`, parseWarStatus),
     warInfo: cached(throttled.warinfo, (w) => `/WarSeason/${w}/WarInfo`, parseWarInfo),
     summary: cached(throttled.summary, (w) => `/Stats/War/${w}/Summary`, parseWarSummary),
-    assignments: cached(throttled.assignment, (w) => `/v2/Assignment/War/${w}`, parseAssignments),
+    assignments: inLanguage((e) => e.assignment, (w) => `/v2/Assignment/War/${w}`, parseAssignments),
     // Without maxEntries only ~10 items come back; without fromTimestamp the upstream
     // sometimes fails. These are the values the community API syncs with.
-    newsfeed: cached(throttled.newsfeed, (w) => `/NewsFeed/${w}?maxEntries=1024&fromTimestamp=1000`, parseNewsFeed),
+    newsfeed: inLanguage((e) => e.newsfeed, (w) => `/NewsFeed/${w}?maxEntries=1024&fromTimestamp=1000`, parseNewsFeed),
     currentWarId: async () => (await get('warid', '/WarSeason/current/WarID', parseCurrentWar)).data.id,
     snapshot: () => ({
       config: { ...THROTTLE_CONFIG },
-      endpoints: UPSTREAM_ENDPOINTS.map((name) => throttled[name].stats()),
+      // The spec's five entries first, unchanged (they are the primary language's), then
+      // one entry per other language and localized endpoint, naming its language.
+      endpoints: [
+        ...UPSTREAM_ENDPOINTS.map((name): SnapshotEntry => throttled[name].stats()),
+        ...[...byLanguage].slice(1).flatMap(([language, entries]) =>
+          LOCALIZED_ENDPOINTS.map((name): SnapshotEntry => {
+            const { endpoint, ...counters } = entries[name].stats()
+            return { endpoint, language, ...counters }
+          }),
+        ),
+      ],
     }),
   }
 }

@@ -1,4 +1,6 @@
 import { status, t } from 'elysia'
+import { DEFAULT_FEED_LANGUAGES } from '../config.ts'
+import type { Lang } from '../storage/texts.ts'
 
 /** Largest value of a PostgreSQL integer (int4): war ids and planet indexes are stored as int4. */
 export const INT32_MAX = 2_147_483_647
@@ -70,3 +72,28 @@ export const warIdOf = (query: { warId?: string; warID?: string }) => aliased(qu
 /** The planet index of a query (`planetId` or `planetID`), or undefined when neither is given. */
 export const planetIndexOf = (query: { planetId?: string; planetID?: string }) =>
   aliased(query, 'planetId', 'planetID', parsePlanetIndex)
+
+/** `lang` of the dispatch and major-order routes. */
+export const LangQuery = {
+  lang: t.Optional(
+    t.String({
+      description:
+        `Language of the texts: one of the collected languages (FEED_LANGUAGES, default ${DEFAULT_FEED_LANGUAGES.join(', ')}; case-insensitive), ` +
+        'or "all" for every collected language as an object {"<code>": text}. Default: the primary language\'s texts, as without languages.',
+      examples: ['de-DE', 'all'],
+    }),
+  ),
+}
+
+/**
+ * The texts a query asks for: one of `languages` (matched case-insensitively, answered in
+ * the configured spelling), all of them, or undefined when `lang` is absent. 400 otherwise.
+ */
+export function langOf(query: { lang?: string }, languages: readonly string[]): Lang | undefined {
+  const raw = query.lang
+  if (raw === undefined) return undefined
+  if (raw.toLowerCase() === 'all') return { all: languages }
+  const one = languages.find((l) => l.toLowerCase() === raw.toLowerCase())
+  if (one === undefined) throw badRequest(`lang must be one of ${languages.join(', ')} or all`)
+  return { one }
+}

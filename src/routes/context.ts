@@ -11,6 +11,8 @@ export type ReadDeps = {
   feeds: Feeds
   /** Default war id (WAR_ID, else 801). */
   warId: number
+  /** The languages whose texts are collected (FEED_LANGUAGES), the primary first: what `lang` accepts. */
+  languages: readonly string[]
   /** The routes' clock (windows, defaults, the response cache). */
   now: () => Date
   /** Response cache of /war* and the lookups. */

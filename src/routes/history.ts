@@ -8,10 +8,10 @@ import { Elysia, t } from 'elysia'
 import { dateString, timeRange } from '../http/dates.ts'
 import { errorResponses } from '../http/errors.ts'
 import { Paged, pageOf, paged, pagingQuery, type PageLimits } from '../http/paging.ts'
-import { badRequest, integerString, parseInteger, planetIndexOf, PlanetIdQuery, UINT32_MAX, warIdOf, WarIdQuery } from '../http/params.ts'
+import { badRequest, integerString, LangQuery, langOf, parseInteger, planetIndexOf, PlanetIdQuery, UINT32_MAX, warIdOf, WarIdQuery } from '../http/params.ts'
 import { httpPolicy } from '../http/policy.ts'
-import { DispatchRow } from '../storage/dispatches.ts'
-import { MajorOrderRow, ProgressRow } from '../storage/major-orders.ts'
+import { LocalizedDispatchRow } from '../storage/dispatches.ts'
+import { LocalizedMajorOrderRow, ProgressRow } from '../storage/major-orders.ts'
 import { PlanetStatusRow } from '../storage/planet-status.ts'
 import { PlayerCountRow } from '../storage/player-counts.ts'
 import { WarSummaryRow } from '../storage/war-summary.ts'
@@ -111,18 +111,24 @@ export const historyRoutes = (context: ReadContext) =>
         )
         .get(
           '/historical-major-orders',
-          async ({ query, storage }) => {
+          async ({ query, storage, languages }) => {
             const page = pageOf(query, LIMITS.majorOrders)
-            return paged(await storage.majorOrders.orders({ warId: warIdOf(query) }, page), page)
+            const lang = langOf(query, languages)
+            return paged(await storage.majorOrders.orders({ warId: warIdOf(query), lang }, page), page)
           },
           {
             query: t.Object({
               warId: t.Optional(integerString('warId', 'Only orders of this war. Default: every war.', '801')),
               warID: t.Optional(integerString('warID', 'Alias of warId.', '801')),
+              ...LangQuery,
               ...pagingQuery(LIMITS.majorOrders),
             }),
-            response: { 200: Paged(MajorOrderRow, 'A page of major orders, last seen first'), ...errorResponses },
-            detail: { summary: 'Major orders', description: 'One row per major order ever seen, sorted by lastSeenAt descending. Without warId: all wars.' },
+            response: { 200: Paged(LocalizedMajorOrderRow, 'A page of major orders, last seen first'), ...errorResponses },
+            detail: {
+              summary: 'Major orders',
+              description:
+                'One row per major order ever seen, sorted by lastSeenAt descending. Without warId: all wars. With lang, title, briefing and description are the texts of that language (null when none was collected), or with lang=all objects {"<code>": text}.',
+            },
           },
         )
         .get(
@@ -149,26 +155,34 @@ export const historyRoutes = (context: ReadContext) =>
         )
         .get(
           '/historical-dispatches',
-          async ({ query, storage, warId: defaultWarId }) => {
+          async ({ query, storage, languages, warId: defaultWarId }) => {
             const page = pageOf(query, LIMITS.dispatches)
+            const lang = langOf(query, languages)
             const warId = warIdOf(query) ?? defaultWarId
             const since = query.since === undefined ? undefined : parseInteger(query.since, 'since', 0, Number.MAX_SAFE_INTEGER)
             if (query.q !== undefined && query.q.length > Q_MAX) throw badRequest(`q must be at most ${Q_MAX} characters`)
             // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the query.
             if (query.q?.includes('\u0000')) throw badRequest('q must not contain NUL characters')
-            return paged(await storage.dispatches.page({ warId, since, q: query.q }, page), page)
+            return paged(await storage.dispatches.page({ warId, since, q: query.q, lang }, page), page)
           },
           {
             query: t.Object({
               ...WarIdQuery,
               since: t.Optional(integerString('since', 'Only dispatches published after this war time (seconds since the war started).', '0')),
               q: t.Optional(
-                t.String({ description: `Case-insensitive substring of the message; %, _ and \\ match literally. At most ${Q_MAX} characters.` }),
+                t.String({
+                  description: `Case-insensitive substring of the message (with lang: of that language's text, or of any language's with lang=all); %, _ and \\ match literally. At most ${Q_MAX} characters.`,
+                }),
               ),
+              ...LangQuery,
               ...pagingQuery(LIMITS.dispatches),
             }),
-            response: { 200: Paged(DispatchRow, 'A page of dispatches, newest first'), ...errorResponses },
-            detail: { summary: 'Dispatches', description: 'Dispatches (newsfeed) of one war, sorted by publishedAt then id, descending.' },
+            response: { 200: Paged(LocalizedDispatchRow, 'A page of dispatches, newest first'), ...errorResponses },
+            detail: {
+              summary: 'Dispatches',
+              description:
+                'Dispatches (newsfeed) of one war, sorted by publishedAt then id, descending. With lang, message is the text of that language (null when none was collected), or with lang=all an object {"<code>": text}.',
+            },
           },
         ),
     )

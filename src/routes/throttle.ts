@@ -10,6 +10,9 @@ const EndpointStatsSchema = t.Object({
     t.Literal('newsfeed'),
     t.Literal('warinfo'),
   ]),
+  // Absent on the spec's five entries (the primary language); present on the entries added
+  // per other language (assignment and newsfeed only).
+  language: t.Optional(t.String({ description: 'Accept-Language of this cache entry; absent on the primary language entries' })),
   ttlS: t.Integer({ minimum: 0 }),
   lastBumpAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
   // null until the first success (the spec says integer; 0 would read as a 1970 success).
@@ -40,6 +43,8 @@ export function throttleRoutes(client: { snapshot(): ThrottleSnapshot }) {
       response: ThrottleSnapshotSchema,
       detail: {
         summary: 'Upstream client cache TTLs, backoff and hit counters per endpoint',
+        description:
+          'The spec\'s five entries (status, summary, assignment, newsfeed, warinfo; primary language) first, then one assignment and one newsfeed entry per other collected language (FEED_LANGUAGES), each naming its `language`.',
         tags: ['health'],
       },
     })

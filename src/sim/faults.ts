@@ -34,6 +34,8 @@ export const FaultSpecSchema = Type.Object(
     status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599 })),
     retryAfterS: Type.Optional(Type.Integer({ minimum: 0 })),
     delayMs: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** Only requests for texts (upstream assignment, newsfeed) in this language, e.g. de-DE (case-insensitive). Default: any request. */
+    language: Type.Optional(Type.String({ minLength: 1 })),
     /** new_war: the new war id (default current + 1). */
     warId: Type.Optional(Type.Integer({ minimum: 1 })),
   },
@@ -70,7 +72,7 @@ export function parseFaultFlag(flag: string): FaultSpec {
   if (endpoint) spec.endpoint = endpoint
   for (const pair of pairs) {
     const [key, value] = pair.split('=')
-    if (key) spec[key] = Number(value)
+    if (key) spec[key] = key === 'language' ? value : Number(value)
   }
   return toFaultSpec(spec)
 }
@@ -104,14 +106,15 @@ export class FaultBoard {
     return this.faults.some((f) => f.kind === kind)
   }
 
-  /** The first request fault matching this request, one use consumed. */
-  take(feed: SimFeed, endpoint: string): Fault | undefined {
+  /** The first request fault matching this request (its language, for texts), one use consumed. */
+  take(feed: SimFeed, endpoint: string, language?: string): Fault | undefined {
     this.expire()
     const fault = this.faults.find(
       (f) =>
         (REQUEST_FAULT_KINDS as readonly string[]).includes(f.kind) &&
         f.feed === feed &&
-        (f.endpoint === undefined || f.endpoint.toLowerCase() === endpoint),
+        (f.endpoint === undefined || f.endpoint.toLowerCase() === endpoint) &&
+        (f.language === undefined || f.language.toLowerCase() === language?.toLowerCase()),
     )
     if (fault?.remaining !== undefined) fault.remaining--
     return fault ? { ...fault } : undefined

@@ -1,7 +1,7 @@
 /**
  * Command line: `bun src/sim/main.ts [--port 4010] [--host 127.0.0.1] [--seed 1] [--speed 1] [--fault spec]...`
  * Environment: SIM_PORT, SIM_HOST, SIM_SEED, SIM_SPEED, SIM_FAULTS (fault specs separated by ';').
- * Fault spec: `kind[:feed[:endpoint]][,key=value...]`, e.g. `rate_limit:upstream:status,count=3` or `freeze`.
+ * Fault spec: `kind[:feed[:endpoint]][,key=value...]`, e.g. `rate_limit:upstream:status,count=3`, `server_error:upstream:newsfeed,language=de-DE` or `freeze`.
  */
 import { parseArgs } from 'node:util'
 import { parseFaultFlag } from './faults.ts'

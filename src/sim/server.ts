@@ -7,6 +7,7 @@
  */
 import { communityPlanets } from './community-view.ts'
 import { FaultBoard, faultResponse, toFaultSpec, type Fault, type FaultSpec, type SimFeed } from './faults.ts'
+import { languageOf } from './languages.ts'
 import { World, type SimState } from './world.ts'
 
 export interface SimulatorOptions {
@@ -28,7 +29,10 @@ export interface SimControl {
   reset(): void
   /** Moves the simulated clock forward by `seconds` of real time. */
   advance(seconds: number): SimState
-  /** Requests received per `feed:endpoint`, faulted ones included. */
+  /**
+   * Requests received per `feed:endpoint`, faulted ones included; requests for texts
+   * (assignment, newsfeed) are also counted per language as `feed:endpoint@language`.
+   */
   requests(): Record<string, number>
 }
 
@@ -52,6 +56,8 @@ interface FeedRoute {
   render: () => unknown
   /** Response when render() has nothing to serve. */
   missing?: () => Response
+  /** The language of a request for texts (assignment, newsfeed), when it named one. */
+  language?: string
 }
 
 export function startSimulator(opts: SimulatorOptions = {}): Simulator {
@@ -115,26 +121,29 @@ export function startSimulator(opts: SimulatorOptions = {}): Simulator {
     const endpoint = /^\d+$/.test(a) ? b : a === 'stats' ? 'summary' : a
     const warId = Number(/^\d+$/.test(a) ? a : b)
     const war = () => world.war(warId)
+    const language = languageOf(headers.get('accept-language'))
     const renderers: Record<string, () => unknown> = {
       status: () => war()?.status(),
       warinfo: () => war()?.warInfo(),
       wartime: () => { const w = war(); return w && { time: w.time } },
       summary: () => war()?.summary(),
-      assignment: () => war()?.assignments(),
+      assignment: () => war()?.assignments(language),
       newsfeed: () => {
         const toInt = (v: string | null) => (v === null ? undefined : Number.parseInt(v, 10))
         return war()?.newsfeed({
           maxEntries: toInt(query.get('maxEntries')),
           fromTimestamp: toInt(query.get('fromTimestamp')),
           // Without a language the real feed leaves `message` out.
-          withMessage: (headers.get('accept-language') ?? '').trim() !== '',
+          withMessage: language !== undefined,
+          language,
         })
       },
     }
     const render = renderers[endpoint]
     if (!render) return undefined
     // Unknown wars: an empty 404, as ASP.NET answers.
-    return { feed: 'upstream', endpoint, render, missing: () => new Response(null, { status: 404 }) }
+    const texts = endpoint === 'assignment' || endpoint === 'newsfeed'
+    return { feed: 'upstream', endpoint, render, missing: () => new Response(null, { status: 404 }), ...(texts && language ? { language } : {}) }
   }
 
   function communityRoute(path: string, query: URLSearchParams, headers: Headers): FeedRoute | undefined {
@@ -167,7 +176,8 @@ export function startSimulator(opts: SimulatorOptions = {}): Simulator {
   async function serveFeed(route: FeedRoute): Promise<Response> {
     const key = `${route.feed}:${route.endpoint}`
     counts[key] = (counts[key] ?? 0) + 1
-    const fault = board.take(route.feed, route.endpoint)
+    if (route.language) counts[`${key}@${route.language}`] = (counts[`${key}@${route.language}`] ?? 0) + 1
+    const fault = board.take(route.feed, route.endpoint, route.language)
     applyStateFaults()
     if (fault) {
       const faulted = await faultResponse(fault, route.render)

@@ -20,6 +20,7 @@ import type {
   WarSummary,
 } from '../feeds/upstream.ts'
 import { ASSIGNMENT_SAMPLE, NEWS_SAMPLE, STATUS_SAMPLE, SUMMARY_SAMPLE, WAR_INFO_SAMPLE, planetName } from './assets.ts'
+import { localize } from './languages.ts'
 import { gauss, hash32, pick, rand, smoothNoise } from './random.ts'
 import * as text from './texts.ts'
 
@@ -539,7 +540,8 @@ export class War {
     }
   }
 
-  assignments(): Assignment[] {
+  /** The current order, its texts in `language` (default en-US). */
+  assignments(language?: string): Assignment[] {
     const order = this.order
     if (!order) return []
     const reward = { type: 1, id32: MEDALS_ID32, amount: order.reward }
@@ -550,7 +552,7 @@ export class War {
         expiresIn: Math.max(0, order.endTime - this.time),
         ...(order.startTime === undefined ? {} : { startTime: order.startTime }),
         setting: {
-          type: 4, overrideTitle: 'MAJOR ORDER', overrideBrief: order.brief, taskDescription: '',
+          type: 4, overrideTitle: localize('MAJOR ORDER', language), overrideBrief: localize(order.brief, language), taskDescription: '',
           tasks: order.tasks.map((task) => ({ ...task, values: [...task.values], valueTypes: [...task.valueTypes] })),
           rewards: [{ ...reward }], reward, flags: order.flags,
         },
@@ -560,15 +562,18 @@ export class War {
 
   /**
    * Items published after `fromTimestamp` (war time), newest `maxEntries` (default 10,
-   * cap 1024) in id order; without a language the upstream leaves `message` out.
+   * cap 1024) in id order, messages in `language` (default en-US); without a language the
+   * upstream leaves `message` out.
    */
-  newsfeed(opts: { fromTimestamp?: number; maxEntries?: number; withMessage: boolean }): NewsItem[] {
+  newsfeed(opts: { fromTimestamp?: number; maxEntries?: number; withMessage: boolean; language?: string }): NewsItem[] {
     const max = Math.min(1024, Math.max(1, opts.maxEntries ?? 10))
     const from = opts.fromTimestamp ?? 0
     return this.news
       .filter((n) => n.published > from)
       .slice(-max)
-      .map(({ message, ...item }) => ({ ...item, tagIds: [], ...(opts.withMessage && message !== undefined ? { message } : {}) }))
+      .map(({ message, ...item }) => ({
+        ...item, tagIds: [], ...(opts.withMessage && message !== undefined ? { message: localize(message, opts.language) } : {}),
+      }))
   }
 
   /** Live view for control.state() and the community payload. */

@@ -1,8 +1,9 @@
 /** dispatches: the newsfeed of each war, one row per dispatch id. */
 import { t, type Static } from 'elysia'
-import type { Sql, Tx } from '../db/connect.ts'
+import type { Fragment, Sql, Tx } from '../db/connect.ts'
 import { Nullable, selectRow, Timestamp } from './model.ts'
 import { pageWithTotal, type Page, type PageOf } from './query.ts'
+import { localizedColumn, localizedMatch, LocalizedText, type Lang } from './texts.ts'
 
 const Int = (description: string) => t.Integer({ description })
 
@@ -19,18 +20,28 @@ export const DispatchRow = t.Object(
 )
 export type DispatchRow = Static<typeof DispatchRow>
 
+/** The row answered with `lang`: the message in that language, or every language's. */
+export const LocalizedDispatchRow = t.Object({ ...DispatchRow.properties, message: LocalizedText('Message text') }, { description: 'Dispatch row' })
+export type LocalizedDispatchRow = Static<typeof LocalizedDispatchRow>
+
 /** `q` as a literal ILIKE pattern: `\`, `%` and `_` in the text match themselves. */
 export const likeLiteral = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
-/** /historical-dispatches: newest first (publication time, then id). */
-function page(sql: Sql, f: { warId: number; since?: number; q?: string }, p: Page): Promise<PageOf<DispatchRow>> {
+/**
+ * /historical-dispatches: newest first (publication time, then id). With `lang` the
+ * message (and what `q` searches) is the text of that language, or of every language.
+ */
+function page(sql: Sql, f: { warId: number; since?: number; q?: string; lang?: Lang }, p: Page): Promise<PageOf<LocalizedDispatchRow>> {
+  const texts = sql`t.war_id = dispatches.war_id AND t.dispatch_id = dispatches.dispatch_id`
+  const like = (column: Fragment) => sql`${column} ILIKE ${likeLiteral(f.q ?? '')} ESCAPE '\\'`
   const where = sql`
     WHERE war_id = ${f.warId}
     ${f.since === undefined ? sql`` : sql`AND published_war_time > ${f.since}`}
-    ${f.q ? sql`AND message ILIKE ${likeLiteral(f.q)} ESCAPE '\\'` : sql``}`
+    ${!f.q ? sql`` : f.lang ? localizedMatch(sql, f.lang, 'dispatch_texts', texts, like(sql`t.message`)) : sql`AND ${like(sql`message`)}`}`
+  const message = f.lang ? { message: localizedColumn(sql, f.lang, 'dispatch_texts', texts, 'message') } : {}
   return pageWithTotal(
-    sql<DispatchRow[]>`
-      SELECT ${selectRow(sql, DispatchRow, { id: sql`dispatch_id`, warID: sql`war_id` })}
+    sql<LocalizedDispatchRow[]>`
+      SELECT ${selectRow(sql, DispatchRow, { id: sql`dispatch_id`, warID: sql`war_id`, ...message })}
       FROM dispatches ${where}
       ORDER BY published_at DESC, dispatch_id DESC
       LIMIT ${p.limit} OFFSET ${p.offset}`,

@@ -11,6 +11,7 @@ import * as majorOrders from './major-orders.ts'
 import * as planetStatus from './planet-status.ts'
 import * as playerCounts from './player-counts.ts'
 import * as timeline from './timeline.ts'
+import * as texts from './texts.ts'
 import * as war from './war.ts'
 import * as warSummary from './war-summary.ts'
 
@@ -45,6 +46,7 @@ export function createStore(db: { sql: Sql; gate: DatabaseGate; replicas?: ReadR
     majorOrders: bind(run, majorOrders.reads),
     dispatches: bind(run, dispatches.reads),
     timeline: bind(run, timeline.reads),
+    texts: bind(run, texts.reads),
   }
 }
 

@@ -3,6 +3,7 @@ import { t, type Static } from 'elysia'
 import type { Sql, Tx } from '../db/connect.ts'
 import { Nullable, selectRow, Timestamp } from './model.ts'
 import { pageWithTotal, withinRange, type Page, type PageOf, type TimeRange } from './query.ts'
+import { localizedColumn, LocalizedText, type Lang } from './texts.ts'
 
 const Int = (description: string) => t.Integer({ description })
 
@@ -26,6 +27,13 @@ export const MajorOrderRow = t.Object(
 )
 export type MajorOrderRow = Static<typeof MajorOrderRow>
 
+/** The row answered with `lang`: its texts in that language, or every language's. */
+export const LocalizedMajorOrderRow = t.Object(
+  { ...MajorOrderRow.properties, title: LocalizedText('Title'), briefing: LocalizedText('Briefing text'), description: LocalizedText('Task description') },
+  { description: 'Major order row' },
+)
+export type LocalizedMajorOrderRow = Static<typeof LocalizedMajorOrderRow>
+
 export const ProgressRow = t.Object(
   {
     orderId32: Int('Order id'),
@@ -36,12 +44,15 @@ export const ProgressRow = t.Object(
 )
 export type ProgressRow = Static<typeof ProgressRow>
 
-/** /historical-major-orders: last seen first; every war when `warId` is undefined. */
-function orders(sql: Sql, f: { warId?: number }, p: Page): Promise<PageOf<MajorOrderRow>> {
+/** /historical-major-orders: last seen first; every war when `warId` is undefined. With `lang`, the texts of that language (or of every one). */
+function orders(sql: Sql, f: { warId?: number; lang?: Lang }, p: Page): Promise<PageOf<LocalizedMajorOrderRow>> {
   const where = f.warId === undefined ? sql`` : sql`WHERE war_id = ${f.warId}`
+  const lang = f.lang
+  const text = (column: string) => (lang ? localizedColumn(sql, lang, 'major_order_texts', sql`t.order_id32 = major_orders.order_id32`, column) : sql`${sql(column)}`)
+  const texts = { title: text('title'), briefing: text('briefing'), description: text('task_description') }
   return pageWithTotal(
-    sql<MajorOrderRow[]>`
-      SELECT ${selectRow(sql, MajorOrderRow, { warID: sql`war_id`, description: sql`task_description` })}
+    sql<LocalizedMajorOrderRow[]>`
+      SELECT ${selectRow(sql, MajorOrderRow, { warID: sql`war_id`, ...texts })}
       FROM major_orders ${where}
       ORDER BY last_seen_at DESC, order_id32 DESC
       LIMIT ${p.limit} OFFSET ${p.offset}`,

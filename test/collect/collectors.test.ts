@@ -100,6 +100,9 @@ describeOnEachDatabase('collectors', (target) => {
       majorOrders: orders.length,
       majorOrderProgress: orders.length,
       dispatches: news.length,
+      // Texts of the primary language (the only one of these feeds), keyed (item, language).
+      majorOrderTexts: orders.length,
+      dispatchTexts: news.filter((n) => n.message !== undefined).length,
     })
     const [tick] = await db.sql`SELECT upstream_war_time FROM full_status_ticks`
     expect(tick!.upstream_war_time).toBe(status.time)

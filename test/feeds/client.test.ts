@@ -34,7 +34,7 @@ function fakeUpstream() {
 
 const tooMany = () => new Response(null, { status: 429 })
 
-function setup() {
+function setup(languages?: string[]) {
   const upstream = fakeUpstream()
   let nowMs = Date.parse('2026-01-01T00:00:00Z')
   const clock = { now: () => nowMs, advance: (s: number) => (nowMs += s * 1000) }
@@ -44,6 +44,7 @@ function setup() {
     userAgent: 'galactic-war-stats/test',
     now: clock.now,
     fetch: upstream.fetch,
+    languages,
   })
   const stats = (name = 'status') => client.snapshot().endpoints.find((e) => e.endpoint === name)!
   return { upstream, clock, client, stats }
@@ -238,6 +239,64 @@ describe('snapshot', () => {
     const { clock, client, stats } = setup()
     await client.status(801)
     expect(stats().lastSuccessAt).toBe(clock.now())
+  })
+})
+
+describe('languages', () => {
+  const LANGS = ['en-US', 'de-DE', 'fr-FR']
+  const entry = (client: ReturnType<typeof setup>['client'], endpoint: string, language?: string) =>
+    client.snapshot().endpoints.find((e) => e.endpoint === endpoint && e.language === language)!
+
+  test('the snapshot keeps the spec\'s five entries first and adds assignment and newsfeed per other language, before any call', () => {
+    const { client } = setup(LANGS)
+    const endpoints = client.snapshot().endpoints
+    expect(endpoints.map((e) => (e.language ? `${e.endpoint}@${e.language}` : e.endpoint))).toEqual([
+      ...UPSTREAM_ENDPOINTS, 'assignment@de-DE', 'newsfeed@de-DE', 'assignment@fr-FR', 'newsfeed@fr-FR',
+    ])
+    // The spec's entries carry no language field; the added ones carry the spec's fields plus it.
+    expect(Object.keys(endpoints[2]!)).not.toContain('language')
+    expect(Object.keys(endpoints[5]!)).toEqual(['endpoint', 'language', ...Object.keys(endpoints[2]!).slice(1)])
+    expect(client.languages).toEqual(LANGS)
+  })
+
+  test('each language is its own cache entry: its own Accept-Language, request, hits and counters', async () => {
+    const { upstream, clock, client } = setup(LANGS)
+    upstream.then(
+      () => new Response('[{"id":1,"published":5,"type":0,"tagIds":[],"message":"hello"}]'),
+      () => new Response('[{"id":1,"published":5,"type":0,"tagIds":[],"message":"hallo"}]'),
+      () => new Response('[{"id":1,"published":5,"type":0,"tagIds":[],"message":"salut"}]'),
+    )
+    const en = await client.newsfeed(801)
+    const de = await client.newsfeed(801, { language: 'de-DE' })
+    const fr = await client.newsfeed(801, { language: 'fr-FR', bypassFailureHold: true })
+    expect([en, de, fr].map((f) => f.data[0]!.message)).toEqual(['hello', 'hallo', 'salut'])
+    expect(upstream.requests.map((r) => r.headers.get('accept-language'))).toEqual(LANGS)
+    expect(new Set(upstream.requests.map((r) => r.url)).size).toBe(1)
+
+    // Within the TTL every language is answered from its own entry.
+    clock.advance(5)
+    expect((await client.newsfeed(801, { language: 'de-DE' })).data[0]!.message).toBe('hallo')
+    expect((await client.newsfeed(801, { language: 'en-US' })).data[0]!.message).toBe('hello')
+    expect(upstream.requests).toHaveLength(3)
+    expect(entry(client, 'newsfeed')).toMatchObject({ hits: 1, misses: 1, ok: 1 })
+    expect(entry(client, 'newsfeed', 'de-DE')).toMatchObject({ hits: 1, misses: 1, ok: 1, lastSuccessAt: clock.now() - 5000 })
+    expect(entry(client, 'newsfeed', 'fr-FR')).toMatchObject({ hits: 0, misses: 1, ok: 1 })
+    expect(entry(client, 'assignment', 'de-DE')).toMatchObject({ hits: 0, misses: 0, ok: 0, lastSuccessAt: null })
+  })
+
+  test('a 429 raises the TTL of that language\'s entry only', async () => {
+    const { upstream, client } = setup(LANGS)
+    upstream.then(tooMany)
+    await expect(client.assignments(801, { language: 'fr-FR' })).rejects.toMatchObject({ reason: 'rate_limited', endpoint: 'assignment' })
+    expect(entry(client, 'assignment', 'fr-FR')).toMatchObject({ ttlS: 30, rateLimited: 1 })
+    expect(entry(client, 'assignment')).toMatchObject({ ttlS: 15, rateLimited: 0 })
+    expect(entry(client, 'assignment', 'de-DE')).toMatchObject({ ttlS: 15, rateLimited: 0 })
+  })
+
+  test('a language the client was not given is refused without a request', async () => {
+    const { upstream, client } = setup(LANGS)
+    expect(() => client.assignments(801, { language: 'pl-PL' })).toThrow('language "pl-PL" is not configured')
+    expect(upstream.requests).toHaveLength(0)
   })
 })
 

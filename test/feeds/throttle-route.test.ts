@@ -41,4 +41,19 @@ describe('GET /health/throttle', () => {
     })
     expect(lines.map((l) => JSON.parse(l).msg)).toEqual(['request failed'])
   })
+
+  test('with languages: the spec\'s five entries as before, then an entry per other language for assignment and newsfeed, naming it', async () => {
+    const client = createUpstreamClient({
+      baseUrl: 'http://upstream.test/api', timeoutMs: 100, userAgent: 'test', languages: ['en-US', 'pl-PL'],
+      fetch: async () => new Response('[]'),
+    })
+    await client.assignments(801, { language: 'pl-PL' })
+    const body = (await (await get(new Elysia().use(throttleRoutes(client)))).json()) as ThrottleSnapshot
+    expect(body.endpoints.map((e) => [e.endpoint, e.language])).toEqual([
+      ...UPSTREAM_ENDPOINTS.map((e) => [e, undefined]), ['assignment', 'pl-PL'], ['newsfeed', 'pl-PL'],
+    ])
+    expect(body.endpoints[5]).toMatchObject({ endpoint: 'assignment', language: 'pl-PL', misses: 1, ok: 1 })
+    expect(body.endpoints[2]).toMatchObject({ endpoint: 'assignment', misses: 0, ok: 0 })
+    expect('language' in body.endpoints[2]!).toBe(false)
+  })
 })

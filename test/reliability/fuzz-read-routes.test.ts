@@ -228,7 +228,7 @@ const ROUTES: Record<string, Route> = {
   },
   majorOrders: {
     template: '/historical-major-orders', match: /^\/api\/v1\/historical-major-orders$/, cache: 'no-store', maxLimit: 500,
-    keys: ['warId', 'warID', 'page', 'limit'],
+    keys: ['warId', 'warID', 'lang', 'page', 'limit'],
     shape: pagedShape(
       ['orderId32', 'warID', 'title', 'briefing', 'description', 'firstSeenAt', 'lastSeenAt', 'expiresInLastSeen', 'startWarTime', 'flags', 'tasks', 'rewards', 'rewardMedals'],
       500,
@@ -242,7 +242,7 @@ const ROUTES: Record<string, Route> = {
   },
   dispatches: {
     template: '/historical-dispatches', match: /^\/api\/v1\/historical-dispatches$/, cache: 'no-store', maxLimit: 500,
-    keys: ['warId', 'warID', 'since', 'q', 'page', 'limit'],
+    keys: ['warId', 'warID', 'since', 'q', 'lang', 'page', 'limit'],
     shape: pagedShape(['id', 'warID', 'publishedAt', 'publishedWarTime', 'type', 'message'], 500, (r) => expect(isIso(r.publishedAt)).toBe(true)),
   },
   throttle: {
@@ -300,6 +300,8 @@ const validFor = (key: string): fc.Arbitrary<string> => {
       return fc.integer({ min: 1, max: 1000 }).map(String)
     case 'range':
       return fc.constantFrom('24h', '7d', '30d', '90d', 'all')
+    case 'lang':
+      return fc.constantFrom('en-US', 'de-DE', 'zh-hant', 'all', 'ALL', 'xx-XX', 'en')
     default:
       return fc.string({ maxLength: 5 })
   }

@@ -36,6 +36,7 @@ export async function openHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const db = opts.db ?? (await openEmbeddedTestDatabase())
   const ownSim = opts.simulator === true
   const sim = opts.simulator === true ? startSimulator({ port: 0, seed: 3, speed: 0 }) : opts.simulator || null
+  const config = { ...loadConfig({}), warId: 801 }
   const feeds = createFeeds({
     upstreamUrl: sim?.upstreamUrl ?? 'http://127.0.0.1:9/upstream/api',
     communityApiUrl: sim?.communityUrl ?? 'http://127.0.0.1:9/community',
@@ -43,8 +44,8 @@ export async function openHarness(opts: HarnessOptions = {}): Promise<Harness> {
     feedTimeoutMs: 2000,
     clientName: 'test',
     clientContact: 'test@example.invalid',
+    feedLanguages: config.feedLanguages,
   })
-  const config = { ...loadConfig({}), warId: 801 }
   const versions = new DataVersions()
   const deps: AppDeps = { config, db, log: silentLogger, feeds, now: opts.now, cache: opts.cache, versions }
   const app = buildApp(deps)

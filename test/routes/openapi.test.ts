@@ -57,7 +57,14 @@ test('/openapi/json documents every read route with a summary, tags, described p
     }
   }
   const dispatches = doc.paths['/api/v1/historical-dispatches'].get.parameters.map((p: any) => p.name)
-  expect(dispatches.sort()).toEqual(['limit', 'page', 'q', 'since', 'warID', 'warId'])
+  expect(dispatches.sort()).toEqual(['lang', 'limit', 'page', 'q', 'since', 'warID', 'warId'])
+  // lang (issue 14): on the dispatch and major-order routes, described with its languages and "all".
+  for (const route of ['/historical-dispatches', '/historical-major-orders']) {
+    const lang = doc.paths[`/api/v1${route}`].get.parameters.find((p: any) => p.name === 'lang')
+    expect(lang, route).toMatchObject({ in: 'query', required: false })
+    expect(lang.schema.description, route).toContain('de-DE')
+    expect(lang.schema.description, route).toContain('"all"')
+  }
 })
 
 test('/openapi serves the docs page', async () => {

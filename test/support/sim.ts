@@ -7,14 +7,15 @@ import { startSimulator, type Simulator } from '../../src/sim/server.ts'
 /**
  * A simulator whose war moves only when the test says so (speed 0), and feed clients
  * whose cache clock the test controls: `later(s)` moves both the war and the clients'
- * clock, so the next fetch is a fresh upstream answer.
+ * clock, so the next fetch is a fresh upstream answer. `languages` (primary first): the
+ * upstream client's, default en-US only.
  */
-export function simulatedFeeds(seed = 7, timeoutMs = 1500) {
+export function simulatedFeeds(seed = 7, timeoutMs = 1500, languages?: readonly string[]) {
   const sim: Simulator = startSimulator({ port: 0, hostname: '127.0.0.1', seed, speed: 0 })
   let offsetMs = 0
   const now = () => Date.now() + offsetMs
   const feeds: Feeds = {
-    upstream: createUpstreamClient({ baseUrl: sim.upstreamUrl, timeoutMs, userAgent: 'gws-test', now }),
+    upstream: createUpstreamClient({ baseUrl: sim.upstreamUrl, timeoutMs, userAgent: 'gws-test', now, languages }),
     community: createCommunityClient({ baseUrl: sim.communityUrl, timeoutMs, superClient: 'gws-test', superContact: 'test@example.invalid', now }),
     pcstore: createPcstoreClient({ baseUrl: sim.pcstoreUrl, timeoutMs, now }),
   }

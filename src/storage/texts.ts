@@ -1,0 +1,105 @@
+/**
+ * dispatch_texts and major_order_texts (sql/0009): the dispatch and major-order texts per
+ * language, written by the full-status collector; and the SQL with which the dispatch and
+ * major-order reads answer in a language. Without one they read their own columns, as
+ * before.
+ */
+import { t } from 'elysia'
+import type { Fragment, Sql, Tx } from '../db/connect.ts'
+
+/** One collected language (its text, null when none was stored), or every configured one, in their order. */
+export type Lang = { one: string } | { all: readonly string[] }
+
+/** A text of a row answered with `lang`: the language's text (or null), or for `lang=all` an object {language: text}. */
+export const LocalizedText = (description: string) =>
+  t.Union([t.String(), t.Null(), t.Record(t.String(), t.String())], {
+    description: `${description}. With lang=<code>: that language's text, null when none was collected; with lang=all: {"<code>": text} for every configured language that has one, in FEED_LANGUAGES order`,
+  })
+
+/** The configured languages as a table `l(v, i)` (i = position), from one bound parameter. */
+const languageTable = (sql: Sql, languages: readonly string[]) =>
+  sql`jsonb_array_elements_text(${JSON.stringify(languages)}::text::jsonb) WITH ORDINALITY AS l(v, i)`
+
+/**
+ * One text column in the chosen language, as a scalar subquery over `table` (alias `t`)
+ * where `match` ties its rows to the row being read.
+ */
+export function localizedColumn(sql: Sql, lang: Lang, table: string, match: Fragment, column: string): Fragment {
+  const col = sql`t.${sql(column)}`
+  if ('one' in lang) return sql`(SELECT ${col} FROM ${sql(table)} t WHERE ${match} AND t.lang = ${lang.one})`
+  // json (not jsonb) keeps the keys in aggregation order: the configured order.
+  return sql`(
+    SELECT coalesce(json_object_agg(l.v, ${col} ORDER BY l.i), '{}'::json)
+    FROM ${languageTable(sql, lang.all)} JOIN ${sql(table)} t ON t.lang = l.v
+    WHERE ${match} AND ${col} IS NOT NULL)`
+}
+
+/** `AND EXISTS` a text of the chosen language(s) in `table` whose `column` satisfies `condition`. */
+export function localizedMatch(sql: Sql, lang: Lang, table: string, match: Fragment, condition: Fragment): Fragment {
+  const which = 'one' in lang ? sql`t.lang = ${lang.one}` : sql`t.lang IN (SELECT l.v FROM ${languageTable(sql, lang.all)})`
+  return sql`AND EXISTS (SELECT 1 FROM ${sql(table)} t WHERE ${match} AND ${which} AND ${condition})`
+}
+
+// ------------------------------------------------------------------ writes (full-status collector)
+
+export interface DispatchTextInput {
+  dispatch_id: number
+  lang: string
+  message: string
+}
+
+/** Dispatch texts not stored yet (a dispatch's text is written once per language). */
+export async function insertDispatchTexts(tx: Tx, at: Date, warId: number, texts: DispatchTextInput[]): Promise<number> {
+  if (texts.length === 0) return 0
+  const r = await tx`
+    INSERT INTO dispatch_texts (war_id, dispatch_id, lang, message, first_seen_at)
+    SELECT ${warId}, r.dispatch_id, r.lang, r.message, ${at}
+    FROM jsonb_to_recordset(${JSON.stringify(texts)}::text::jsonb) AS r(dispatch_id bigint, lang text, message text)
+    ON CONFLICT (war_id, dispatch_id, lang) DO NOTHING`
+  return r.count
+}
+
+export interface OrderTextInput {
+  order_id32: number
+  lang: string
+  title: string
+  briefing: string
+  task_description: string
+}
+
+/**
+ * Major-order texts, per order and language: inserted, or replaced when they changed
+ * (briefings get edited), never by a sighting older than the stored one (a replayed tick).
+ */
+export async function upsertOrderTexts(tx: Tx, at: Date, texts: OrderTextInput[]): Promise<number> {
+  if (texts.length === 0) return 0
+  const r = await tx`
+    INSERT INTO major_order_texts AS m (order_id32, lang, title, briefing, task_description, seen_at)
+    SELECT r.order_id32, r.lang, r.title, r.briefing, r.task_description, ${at}
+    FROM jsonb_to_recordset(${JSON.stringify(texts)}::text::jsonb) AS r(
+      order_id32 bigint, lang text, title text, briefing text, task_description text)
+    ON CONFLICT (order_id32, lang) DO UPDATE SET
+      title = excluded.title, briefing = excluded.briefing, task_description = excluded.task_description, seen_at = excluded.seen_at
+    WHERE excluded.seen_at >= m.seen_at
+      AND (m.title, m.briefing, m.task_description) IS DISTINCT FROM (excluded.title, excluded.briefing, excluded.task_description)`
+  return r.count
+}
+
+// ------------------------------------------------------------------ reads
+
+/**
+ * Which of these dispatches of a war have a stored text, per language: the collector
+ * carries only the missing texts in its tick (a dispatch stays in the newsfeed long
+ * after its texts are stored).
+ */
+async function storedDispatchTexts(sql: Sql, f: { warId: number; ids: number[] }): Promise<Map<string, Set<number>>> {
+  const rows = await sql<{ lang: string; ids: number[] }[]>`
+    SELECT lang, json_agg(dispatch_id) AS ids
+    FROM dispatch_texts
+    WHERE war_id = ${f.warId} AND dispatch_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(f.ids)}::text::jsonb)::bigint)
+    GROUP BY lang`
+  return new Map(rows.map((r) => [r.lang, new Set(r.ids)]))
+}
+
+/** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
+export const reads = { storedDispatchTexts }

@@ -31,7 +31,7 @@ describe('config', () => {
     ['SCHEDULE_ENABLED', { SCHEDULE_ENABLED: 'maybe' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['FULL_STATUS_CRON', { FULL_STATUS_CRON: 'often' }],
-    ['DATABASE_READ_URL', { DATABASE_URL: 'postgres://p/db', DATABASE_READ_URL: 'postgres://r1/db,mysql://r2/db' }],
+    ['DATABASE_READ_URL', { DATABASE_READ_URL: 'postgres://r1/db,mysql://r2/db', DATABASE_URL: 'postgres://p/db' }],
     ['READ_REPLICA_MAX_LAG_MS', { READ_REPLICA_MAX_LAG_MS: '-5' }],
     ['COMPRESS_AFTER_DAYS', { COMPRESS_AFTER_DAYS: '-1' }],
     ['RAW_RETENTION_DAYS', { RAW_RETENTION_DAYS: '1' }],

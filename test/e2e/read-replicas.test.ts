@@ -9,7 +9,8 @@
  *   while the replica's replay is paused (reads go to the primary until it has replayed);
  * - a replica whose replay lags past READ_REPLICA_MAX_LAG_MS leaves the rotation and
  *   /health/ready reports its lag; it comes back once it has caught up;
- * - a stopped replica: every read is answered (by the primary), none fails.
+ * - a stopped replica, and a frozen one: every read is answered (by the primary), none
+ *   fails; reads caught by the freeze wait at most the gate's bound.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { connect, type Sql } from '../../src/db/connect.ts'
@@ -204,15 +205,16 @@ describeTimescale('read replicas: a real streaming replica', () => {
     expect((await replicaOf(svc)).lagMs!).toBeLessThanOrEqual(1000)
   }, 60_000)
 
-  test('a stopped replica: reads fall back to the primary, no request fails', async () => {
-    const svc = await start({ READ_REPLICA_MAX_LAG_MS: '5000' })
-    await until(5000, 'replica in rotation', async () => (await replicaOf(svc)).inRotation)
+  /** `n` readers cycling over the read routes until stopped: every failure, and the slowest answer. */
+  const readLoad = (svc: ServiceProcess, n = 4) => {
     const failures: string[] = []
     let answered = 0
+    let slowestMs = 0
     let running = true
     const loop = async (offset: number) => {
       for (let i = offset; running; i++) {
         const route = READ_ROUTES[i % READ_ROUTES.length]!
+        const t0 = performance.now()
         try {
           const res = await fetch(svc.baseUrl + route, { signal: AbortSignal.timeout(10_000) })
           await res.arrayBuffer()
@@ -221,9 +223,23 @@ describeTimescale('read replicas: a real streaming replica', () => {
         } catch (err) {
           failures.push(`${route}: ${String(err)}`)
         }
+        slowestMs = Math.max(slowestMs, performance.now() - t0)
       }
     }
-    const readers = Promise.all([0, 1, 2, 3].map(loop))
+    const readers = Promise.all(Array.from({ length: n }, (_, i) => loop(i)))
+    return {
+      stop: async () => {
+        running = false
+        await readers
+        return { failures, answered, slowestMs }
+      },
+    }
+  }
+
+  test('a stopped replica: reads fall back to the primary, no request fails', async () => {
+    const svc = await start({ READ_REPLICA_MAX_LAG_MS: '5000' })
+    await until(5000, 'replica in rotation', async () => (await replicaOf(svc)).inRotation)
+    const load = readLoad(svc)
     await Bun.sleep(500)
     const primaryBefore = (await ready(svc)).readReplicas!.primaryReads
     await pg.replicaPause()
@@ -236,9 +252,29 @@ describeTimescale('read replicas: a real streaming replica', () => {
     await pg.replicaResume()
     await until(10_000, 'replica back in rotation', async () => (await replicaOf(svc)).inRotation)
     await Bun.sleep(500)
-    running = false
-    await readers
+    const { failures, answered } = await load.stop()
     expect(failures).toEqual([])
     expect(answered).toBeGreaterThan(50)
+  }, 90_000)
+
+  test('a frozen replica (connections open, nothing answered): reads go to the primary within the gate\'s bound, none fails', async () => {
+    const svc = await start({ READ_REPLICA_MAX_LAG_MS: '5000' })
+    await until(10_000, 'replica in rotation', async () => (await replicaOf(svc)).inRotation)
+    const load = readLoad(svc)
+    await Bun.sleep(500)
+    await pg.replicaFreeze()
+    try {
+      await until(5000, 'replica reported out of rotation', async () => !(await replicaOf(svc)).inRotation)
+      await Bun.sleep(3000)
+      expect((await ready(svc)).status).toBe('ready')
+    } finally {
+      await pg.replicaThaw()
+    }
+    await until(10_000, 'replica back in rotation', async () => (await replicaOf(svc)).inRotation)
+    const { failures, answered, slowestMs } = await load.stop()
+    expect(failures).toEqual([])
+    expect(answered).toBeGreaterThan(50)
+    // A read already waiting on the replica when it froze: released after suspect (0.5 s) + probe (1 s).
+    expect(slowestMs).toBeLessThan(3000)
   }, 90_000)
 })

@@ -107,6 +107,10 @@ describeOnEachDatabase('raw player-count retention keeps the rollups', (target) 
       }
     }
     expect(n).toBeGreaterThan(0)
+    // A window wholly in the dropped past: nothing listed (its rows are only in the rollups).
+    const past = await h.get(`/historical-player-count?startDate=${new Date(now.getTime() - 115 * DAY).toISOString().slice(0, 10)}&endDate=${new Date(now.getTime() - 110 * DAY).toISOString().slice(0, 10)}`)
+    expect(past.status).toBe(200)
+    expect({ total: past.body.totalResults, items: past.body.items }).toEqual({ total: 0, items: [] })
   })
 })
 

@@ -28,5 +28,8 @@ export async function startOwnTimescale(name: string) {
     replicaPause: () => run('replica-pause'),
     replicaResume: () => run('replica-resume'),
     replicaStop: () => run('replica-stop'),
+    /** SIGSTOP the replica's server and backends (connections open, nothing answered); `replicaThaw` resumes it. */
+    replicaFreeze: () => run('replica-freeze'),
+    replicaThaw: () => run('replica-thaw'),
   }
 }

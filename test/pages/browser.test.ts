@@ -295,8 +295,21 @@ describe('dashboard pages in headless Chromium', () => {
       expect(await page.textContent('#dispatch-summary')).toContain(`${found.totalResults.toLocaleString('en-US')} dispatches contain`)
       expect(new URL(page.url()).searchParams.get('q')).toBe(word)
     }
-    // No `lang` in this service's dispatches yet: no language switch.
-    expect(await page.isHidden('#dispatch-lang')).toBe(all.items.every((d) => !('lang' in d)))
+    // The language switch lists the collected languages; switching shows that language's texts.
+    const every = await api<{ items: { id: number; message: Record<string, string | null> }[] }>('/historical-dispatches?limit=20&lang=all')
+    const codes = Object.keys(every.items[0]?.message ?? {})
+    if (codes.length > 1) {
+      await page.waitForSelector('#dispatch-lang', { state: 'visible' })
+      expect(await page.$$eval('#dispatch-lang option', (os) => os.map((o) => o.getAttribute('value')))).toEqual(codes)
+      await page.fill('#dispatch-q', '')
+      await page.click('#dispatch-search button[type="submit"]')
+      await page.selectOption('#dispatch-lang', codes[1]!)
+      await page.waitForURL((u) => u.searchParams.get('lang') === codes[1])
+      const want = every.items[0]!.message[codes[1]!]
+      const first = page.locator('#dispatch-list li').first().locator('.message')
+      if (want) await first.filter({ hasText: want.replace(/<[^>]*>/g, '').split('\n')[0]!.slice(0, 30) }).waitFor()
+      else await first.locator('.empty').waitFor()
+    } else expect(await page.isHidden('#dispatch-lang')).toBe(true)
     expect(problems).toEqual([])
   }, 60_000)
 

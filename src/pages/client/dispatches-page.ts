@@ -1,13 +1,13 @@
 /**
- * Dispatches: the archive, newest first, with the `q` search and paging; a language switch
- * appears once the route accepts `lang` (its items then carry a `lang` field).
+ * Dispatches: the archive, newest first, with the `q` search and paging, and a language
+ * switch over the languages the service collects (the keys of a `lang=all` answer; hidden
+ * when the route does not take `lang` or nothing is stored yet).
  */
 import { api, empty, every, fill, h, int, utc } from './common.ts'
 import type { Dispatch, Paged } from './types.ts'
 
 const LIMIT = 20
 const REFRESH_MS = 60_000
-const LANGUAGES = ['en-US', 'de-DE', 'fr-FR', 'es-ES', 'it-IT', 'pl-PL', 'pt-BR', 'ru-RU', 'zh-Hans']
 
 export function dispatchesPage(app: HTMLElement) {
   const params = new URLSearchParams(location.search)
@@ -16,7 +16,7 @@ export function dispatchesPage(app: HTMLElement) {
   app.append(h('h1', {}, 'Dispatches'))
   const form = h('form', { class: 'filters', role: 'search', id: 'dispatch-search' }) as HTMLFormElement
   const input = h('input', { type: 'search', name: 'q', id: 'dispatch-q', placeholder: 'Search the messages', 'aria-label': 'Search dispatches', maxlength: 200, value: state.q }) as HTMLInputElement
-  const langSelect = h('select', { id: 'dispatch-lang', 'aria-label': 'Language', hidden: true }, ...LANGUAGES.map((l) => h('option', { value: l }, l))) as HTMLSelectElement
+  const langSelect = h('select', { id: 'dispatch-lang', 'aria-label': 'Language', hidden: true }) as HTMLSelectElement
   form.append(input, h('button', { type: 'submit' }, 'Search'), langSelect)
   const summary = h('p', { class: 'age', id: 'dispatch-summary' })
   const list = h('div', { id: 'dispatch-list' })
@@ -35,7 +35,20 @@ export function dispatchesPage(app: HTMLElement) {
     void load()
   })
 
+  // The collected languages, once: the text fields of a lang=all answer are keyed by them.
+  const languages = (async () => {
+    const probe = await api<Paged<{ message: unknown }>>('/historical-dispatches?lang=all&limit=1')
+    const message = probe.ok ? probe.data.items[0]?.message : null
+    const codes = message && typeof message === 'object' ? Object.keys(message) : []
+    if (codes.length > 1) {
+      fill(langSelect, ...codes.map((l) => h('option', { value: l }, l)))
+      langSelect.value = state.lang || codes[0]!
+      langSelect.hidden = false
+    }
+  })()
+
   const load = async () => {
+    await languages
     const qs = new URLSearchParams({ page: String(state.page), limit: String(LIMIT) })
     if (state.q) qs.set('q', state.q)
     if (state.lang) qs.set('lang', state.lang)
@@ -50,15 +63,11 @@ export function dispatchesPage(app: HTMLElement) {
       return
     }
     const d = got.data
-    if (d.items.some((i) => typeof i.lang === 'string')) {
-      langSelect.hidden = false
-      langSelect.value = state.lang || d.items[0]!.lang!
-    }
     fill(summary, state.q ? `${int(d.totalResults)} dispatches contain “${state.q}”.` : `${int(d.totalResults)} dispatches in the archive.`)
     if (d.items.length === 0) {
       fill(list, empty(state.q ? `No dispatch contains “${state.q}”.` : d.totalResults > 0 ? 'No dispatch on this page.' : 'No dispatch stored yet: the full-status collector archives the upstream newsfeed.'))
     } else {
-      fill(list, h('ol', { class: 'dispatches' }, ...d.items.map((i) => h('li', { 'data-dispatch': i.id }, h('time', { datetime: i.publishedAt }, utc(i.publishedAt)), h('div', { class: 'message' }, ...hdml(i.message))))))
+      fill(list, h('ol', { class: 'dispatches' }, ...d.items.map((i) => h('li', { 'data-dispatch': i.id }, h('time', { datetime: i.publishedAt }, utc(i.publishedAt)), h('div', { class: 'message' }, ...(i.message === null ? [empty('No text in this language was collected.')] : hdml(i.message)))))))
     }
     const go = (page: number) => () => {
       state.page = page

@@ -141,6 +141,6 @@ export interface Dispatch {
   publishedAt: string
   publishedWarTime: number
   type: number
-  message: string
-  lang?: string
+  /** Null when no text was collected in the language asked for. */
+  message: string | null
 }

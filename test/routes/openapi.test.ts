@@ -31,7 +31,7 @@ let app: ReturnType<typeof buildApp>
 beforeAll(async () => {
   h = await openHarness()
   app = buildApp(h.deps).use(openapiDocs()) as unknown as ReturnType<typeof buildApp>
-})
+}, 30_000)
 afterAll(() => h?.close())
 
 test('/openapi/json documents every read route with a summary, tags, described parameters and responses', async () => {

@@ -50,3 +50,13 @@ export async function refreshRollups(sql: Sql, edition: Edition, now?: Date): Pr
 export async function invalidateRollups(sql: Sql | Tx, table: 'player_count_snapshots' | 'planet_status_snapshots' | 'war_summary_snapshots', from: Date): Promise<void> {
   await sql`SELECT rollup_invalidate(${table}, ${from})`
 }
+
+/**
+ * Each service-refreshed rollup's watermark: buckets before it are materialized, newer
+ * rows are aggregated live. None on Community (its continuous aggregates have their own).
+ */
+export async function rollupWatermarks(sql: Sql, edition: Edition): Promise<Record<string, Date>> {
+  if (!refreshesOwnRollups(edition)) return {}
+  const rows = await sql<{ rollup_name: string; watermark: Date }[]>`SELECT rollup_name, watermark FROM rollup_watermarks ORDER BY rollup_name`
+  return Object.fromEntries(rows.map((r) => [r.rollup_name, r.watermark]))
+}

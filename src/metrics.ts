@@ -50,22 +50,76 @@ const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25
 // Collector runs and rollup refreshes: feed round trips and transactions, up to the feed timeout.
 const JOB_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
 
-type Child = { observe(value: number): void }
+interface Series {
+  /** Observations per bucket (not cumulative); the last one is +Inf. */
+  readonly buckets: Float64Array
+  sum: number
+  count: number
+}
+
+/**
+ * http_request_duration_seconds, kept allocation-free on the request path: prom-client's
+ * own histogram builds a key string for every observation, which the cached routes
+ * (tens of thousands of requests a second) would pay for. Series are found through three
+ * maps keyed by values that already exist (method, route pattern, status) and hold
+ * plain arrays; prom-client turns them into the text format when scraped (a metric
+ * object of the shape its registry reads: name, help, type, get()).
+ */
+class HttpDurations {
+  readonly name = 'http_request_duration_seconds'
+  readonly help = 'HTTP requests by method, route pattern and status: time from the request to its response (its _count is the number of requests)'
+  readonly type = 'histogram'
+  readonly aggregator = 'sum'
+  private readonly series = new Map<string, Map<string, Map<number, Series>>>()
+
+  constructor(registry: Registry) {
+    registry.registerMetric(this as unknown as Histogram)
+  }
+
+  observe(method: string, route: string, status: number, seconds: number): void {
+    let byRoute = this.series.get(method)
+    if (!byRoute) this.series.set(method, (byRoute = new Map()))
+    let byStatus = byRoute.get(route)
+    if (!byStatus) byRoute.set(route, (byStatus = new Map()))
+    let s = byStatus.get(status)
+    if (!s) byStatus.set(status, (s = { buckets: new Float64Array(HTTP_BUCKETS.length + 1), sum: 0, count: 0 }))
+    let i = 0
+    while (i < HTTP_BUCKETS.length && seconds > HTTP_BUCKETS[i]!) i++
+    s.buckets[i]!++
+    s.sum += seconds
+    s.count++
+  }
+
+  get() {
+    const values: { metricName: string; labels: Record<string, string | number>; value: number }[] = []
+    for (const [method, byRoute] of this.series) {
+      for (const [route, byStatus] of byRoute) {
+        for (const [status, s] of byStatus) {
+          const labels = { method, route, status: String(status) }
+          let cumulative = 0
+          for (let i = 0; i <= HTTP_BUCKETS.length; i++) {
+            cumulative += s.buckets[i]!
+            values.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: i < HTTP_BUCKETS.length ? HTTP_BUCKETS[i]! : '+Inf' }, value: cumulative })
+          }
+          values.push({ metricName: `${this.name}_sum`, labels, value: s.sum })
+          values.push({ metricName: `${this.name}_count`, labels, value: s.count })
+        }
+      }
+    }
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values }
+  }
+
+  reset(): void {
+    this.series.clear()
+  }
+}
 
 export class Metrics {
   readonly registry = new Registry()
   private sources: MetricSources = {}
   private readonly rollupWatermarks = new Map<string, number>()
 
-  private readonly httpDuration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP requests by method, route pattern and status: time from the request to its response (its _count is the number of requests)',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: HTTP_BUCKETS,
-    registers: [this.registry],
-  })
-  /** method → route → status → child: a request's observation looks up three maps and allocates nothing. */
-  private readonly httpChildren = new Map<string, Map<string, Map<number, Child>>>()
+  private readonly http = new HttpDurations(this.registry)
 
   private readonly runDuration = new Histogram({
     name: 'collector_run_duration_seconds',
@@ -216,13 +270,7 @@ export class Metrics {
 
   /** One HTTP request answered. `route` is the route pattern (bounded), never the raw path. */
   observeHttp(method: string, route: string, status: number, seconds: number): void {
-    let byRoute = this.httpChildren.get(method)
-    if (!byRoute) this.httpChildren.set(method, (byRoute = new Map()))
-    let byStatus = byRoute.get(route)
-    if (!byStatus) byRoute.set(route, (byStatus = new Map()))
-    let child = byStatus.get(status)
-    if (!child) byStatus.set(status, (child = this.httpDuration.labels(method, route, String(status))))
-    child.observe(seconds)
+    this.http.observe(method, route, status, seconds)
   }
 
   /** One collector run, as its log line reports it. */

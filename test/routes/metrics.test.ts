@@ -43,7 +43,7 @@ describeOnEachDatabase('GET /metrics', (target) => {
   let s: ReturnType<typeof simulatedFeeds>
   let collection: Collection
   let app: ReturnType<typeof buildApp>
-  const config = { ...loadConfig({ SPOOL_DIR: '' }), warId: 801 }
+  const config = { ...loadConfig({ SPOOL_DIR: '', COLLECTOR_SECRET: 'metrics-test' }), warId: 801 }
   const req = (path: string, headers: Record<string, string> = {}) => app.handle(new Request(`http://localhost${path}`, { headers }))
   const scrape = async () => {
     const res = await req('/metrics')
@@ -76,6 +76,7 @@ describeOnEachDatabase('GET /metrics', (target) => {
     expect(planets.status).toBe(200)
     expect((await req('/api/v1/planets', { 'if-none-match': planets.headers.get('etag')! })).status).toBe(304)
     expect((await req('/api/v1/historical-dispatches?page=0')).status).toBe(400)
+    expect((await app.handle(new Request('http://localhost/api/v1/collect/war-info', { method: 'POST' }))).status).toBe(401)
     // onAfterResponse runs after the response is handed over.
     await Bun.sleep(20)
     const text = await scrape()
@@ -86,6 +87,10 @@ describeOnEachDatabase('GET /metrics', (target) => {
     expect(count('/api/v1/planets', '200')).toBe(1)
     expect(count('/api/v1/planets', '304')).toBe(1)
     expect(count('/api/v1/historical-dispatches', '400')).toBe(1)
+    expect(value(text, 'http_request_duration_seconds_count', { method: 'POST', route: '/api/v1/collect/war-info', status: '401' })).toBe(1)
+    // Each request is one observation, whichever way it was answered.
+    const total = samples(text).filter((x) => x.name === 'http_request_duration_seconds_count').reduce((n, x) => n + x.value, 0)
+    expect(total).toBe(9)
     expect(text).not.toContain('/planet/5/')
     expect(text).not.toContain('/no/such/path')
     // A histogram: cumulative buckets up to +Inf, equal to the count.
@@ -187,4 +192,15 @@ describeOnEachDatabase('GET /metrics', (target) => {
     const doc = (await (await req('/openapi/json')).json()) as { paths: Record<string, unknown> }
     expect(Object.keys(doc.paths).some((p) => p.includes('metrics'))).toBe(false)
   })
+})
+
+test('the HTTP histogram: a request counts in the first bucket whose bound it does not exceed, buckets are cumulative', async () => {
+  const m = new Metrics()
+  for (const s of [0.0005, 0.0007, 0.003, 20]) m.observeHttp('GET', '/api/v1/war', 200, s)
+  const text = await m.text()
+  const bucket = (le: string) => value(text, 'http_request_duration_seconds_bucket', { method: 'GET', route: '/api/v1/war', status: '200', le })
+  expect([bucket('0.0005'), bucket('0.001'), bucket('0.0025'), bucket('0.005'), bucket('10'), bucket('+Inf')]).toEqual([1, 2, 2, 3, 3, 4])
+  expect(value(text, 'http_request_duration_seconds_sum', { method: 'GET', route: '/api/v1/war', status: '200' })).toBeCloseTo(20.0042, 6)
+  expect(value(text, 'http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/war', status: '200' })).toBe(4)
+  expect(text).toContain('# TYPE http_request_duration_seconds histogram')
 })

@@ -50,6 +50,8 @@ const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25
 // Collector runs and rollup refreshes: feed round trips and transactions, up to the feed timeout.
 const JOB_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
 
+const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+
 interface Series {
   /** Observations per bucket (not cumulative); the last one is +Inf. */
   readonly buckets: Float64Array
@@ -268,9 +270,12 @@ export class Metrics {
     return this
   }
 
-  /** One HTTP request answered. `route` is the route pattern (bounded), never the raw path. */
+  /**
+   * One HTTP request answered. `route` is the route pattern (bounded), never the raw path;
+   * a method outside the standard ones counts as OTHER (any token is a valid method).
+   */
   observeHttp(method: string, route: string, status: number, seconds: number): void {
-    this.http.observe(method, route, status, seconds)
+    this.http.observe(HTTP_METHODS.has(method) ? method : 'OTHER', route, status, seconds)
   }
 
   /** One collector run, as its log line reports it. */

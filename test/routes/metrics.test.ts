@@ -203,4 +203,7 @@ test('the HTTP histogram: a request counts in the first bucket whose bound it do
   expect(value(text, 'http_request_duration_seconds_sum', { method: 'GET', route: '/api/v1/war', status: '200' })).toBeCloseTo(20.0042, 6)
   expect(value(text, 'http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/war', status: '200' })).toBe(4)
   expect(text).toContain('# TYPE http_request_duration_seconds histogram')
+  // Label values stay few whatever clients send: any non-standard method is OTHER.
+  for (const method of ['BREW', 'PROPFIND', 'X-1']) m.observeHttp(method, '(unmatched)', 404, 0.001)
+  expect(value(await m.text(), 'http_request_duration_seconds_count', { method: 'OTHER', route: '(unmatched)', status: '404' })).toBe(3)
 })

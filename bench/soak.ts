@@ -94,7 +94,7 @@ export interface SoakResult {
   networkErrors: number
   collectors: CollectorTally[]
   rows: RowTally[]
-  /** `scheduled job failed` and `collector run failed` lines of the service. */
+  /** `scheduled job failed` lines and the lines of failed runs (`collector run failed`, feed outages). */
   failureLines: string[]
   serviceExitCode: number
 }
@@ -131,6 +131,10 @@ export function firingsBetween(pattern: string, fromMs: number, toMs: number): n
 }
 
 /** Each firing takes the first unmatched run of its collector that started just after it. */
+/** The one line of a failed scheduled run: its own (debug), or the feed outage's first or summary line (collect/outages.ts). */
+const isFailedRunLine = (l: Record<string, unknown>) =>
+  l.msg === 'collector run failed' || ((l.event === 'feed_down' || l.event === 'feed_still_down') && l.job !== 'war-check')
+
 export function tally(collector: CollectorName, pattern: string, runs: RunLine[], fromMs: number, toMs: number): CollectorTally {
   const firings = firingsBetween(pattern, fromMs, toMs)
   const mine = runs.filter((r) => r.collector === collector).sort((a, b) => a.startMs - b.startMs)
@@ -204,6 +208,9 @@ export async function runLoadWhileCollecting(o: SoakOptions): Promise<SoakResult
     UPSTREAM_URL: sim.upstreamUrl,
     COMMUNITY_API_URL: sim.communityUrl,
     PCSTORE_API_URL: sim.pcstoreUrl,
+    // A failed scheduled run has its own line at debug level only (the first and the
+    // 5-minute summary of a feed outage are warnings): every run is tallied.
+    LOG_LEVEL: 'debug',
   })
   let exitCode: number | undefined
   try {
@@ -221,9 +228,9 @@ export async function runLoadWhileCollecting(o: SoakOptions): Promise<SoakResult
     const after = await tableCounts(o.databaseUrl)
 
     const runs: RunLine[] = service.lines
-      .filter((l) => l.msg === 'collector run' || l.msg === 'collector run failed')
+      .filter((l) => l.msg === 'collector run' || isFailedRunLine(l))
       .map((l) => ({
-        collector: l.collector as CollectorName,
+        collector: (l.collector ?? l.job) as CollectorName,
         startMs: Date.parse(String(l.time)) - Number(l.durationMs ?? 0),
         ok: l.msg === 'collector run',
         outcome: l.outcome as string | undefined,
@@ -253,7 +260,7 @@ export async function runLoadWhileCollecting(o: SoakOptions): Promise<SoakResult
       networkErrors: load.networkErrors,
       collectors,
       rows,
-      failureLines: service.lines.filter((l) => l.msg === 'scheduled job failed' || l.msg === 'collector run failed').map((l) => JSON.stringify(l)),
+      failureLines: service.lines.filter((l) => l.msg === 'scheduled job failed' || isFailedRunLine(l)).map((l) => JSON.stringify(l)),
       serviceExitCode: exitCode,
     }
   } finally {

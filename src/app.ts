@@ -2,13 +2,15 @@ import { Elysia } from 'elysia'
 import { CollectorRunner } from './collect/runner.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/index.ts'
-import type { Feeds } from './feeds/index.ts'
+import { feedRequestStats, type Feeds } from './feeds/index.ts'
 import { Answers } from './http/answers.ts'
 import { errorHandling } from './http/errors.ts'
+import { httpMetrics } from './http/metrics.ts'
 import { ResponseCache } from './http/response-cache.ts'
 import { securityPolicy } from './http/security.ts'
 import type { Logger } from './log.ts'
 import { pageRoutes } from './pages/index.ts'
+import { Metrics } from './metrics.ts'
 import { collectRoutes } from './routes/collect.ts'
 import { readContext } from './routes/context.ts'
 import { diverRoutes } from './routes/divers.ts'
@@ -17,7 +19,8 @@ import { intelligenceRoutes } from './routes/intelligence.ts'
 import { historyRoutes } from './routes/history.ts'
 import { liveRoutes } from './routes/live.ts'
 import { lookupRoutes } from './routes/lookups.ts'
-import { openapiDocs } from './routes/openapi.ts'
+import { metricsRoutes } from './routes/metrics.ts'
+import { docsPage, openapiDocs } from './routes/openapi.ts'
 import { planetHistoryRoutes } from './routes/planet-history.ts'
 import { throttleRoutes } from './routes/throttle.ts'
 import { warRoutes } from './routes/war.ts'
@@ -46,6 +49,11 @@ export interface AppDeps {
    * other processes); one is made when absent. Tests that write rows with SQL move them.
    */
   versions?: DataVersions
+  /**
+   * The process's metrics (main.ts shares them with the collection); one is made when
+   * absent. buildApp points them at the feeds and the database gate.
+   */
+  metrics?: Metrics
 }
 
 /**
@@ -62,8 +70,12 @@ export function buildApp(deps: AppDeps) {
   // A commit this process hears of fences the replicas before any answer for it is computed.
   if (db.replicas) versions.onBump(() => db.replicas!.fence())
   const currentWar = deps.currentWar ?? new CurrentWar(config.warId, feeds.upstream, log)
-  const runner = deps.runner ?? new CollectorRunner({ db, store: storage, feeds, log, config, currentWar, versions })
   const now = deps.now ?? (() => new Date())
+  const metrics = (deps.metrics ?? new Metrics()).watch({
+    feeds: () => feedRequestStats(feeds),
+    pool: { max: () => db.sql.options.max, inUse: () => db.gate.inFlight, available: () => db.gate.available },
+  })
+  const runner = deps.runner ?? new CollectorRunner({ db, store: storage, feeds, log, config, currentWar, versions, metrics })
   const context = readContext({
     storage: reads,
     feeds,
@@ -74,10 +86,14 @@ export function buildApp(deps: AppDeps) {
     answers: new Answers(versions),
   })
   return new Elysia()
+    // First, so that every request is timed, those the security policy answers included.
+    .use(httpMetrics(metrics))
     .use(securityPolicy())
     .use(errorHandling(log))
     .use(openapiDocs())
     .use(pageRoutes(log))
+    .use(docsPage())
+    .use(metricsRoutes(metrics))
     .use(healthRoutes({ db, replicas: db.replicas ?? null, isShuttingDown: deps.isShuttingDown ?? (() => false), collectors: deps.collectors }))
     .use(
       new Elysia({ prefix: '/api/v1' })

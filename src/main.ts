@@ -5,6 +5,7 @@ import { openDatabase } from './db/index.ts'
 import { createFeeds } from './feeds/index.ts'
 import { MAX_BODY_BYTES } from './http/security.ts'
 import { createLogger, errorText } from './log.ts'
+import { Metrics } from './metrics.ts'
 import { DataVersions, listenForChanges } from './storage/changes.ts'
 import { createStore } from './storage/index.ts'
 import { CurrentWar } from './war/current-war.ts'
@@ -37,19 +38,25 @@ async function main() {
   if (!db.info.embedded) await listenForChanges(db.sql, (changed) => (changed === 'all' ? versions.bumpAll() : versions.bump(changed)))
   // Commits made before LISTEN began were heard of by no one: replica reads wait for them too.
   db.replicas?.fence()
-  const collection = await openCollection({ config, db, store, feeds, log, war, versions })
+  const metrics = new Metrics({ processMetrics: true })
+  const collection = await openCollection({ config, db, store, feeds, log, war, versions, metrics })
+  metrics.watch({ collectors: () => collection.counts() })
   let shuttingDown = false
 
   if (!config.collectorSecret) log.warn('COLLECTOR_SECRET is not set: POST /api/v1/collect/* is open to anyone (development only)')
   const app = buildApp({
-    config, db, log, feeds, currentWar: war, runner: collection.runner, versions,
+    config, db, log, feeds, currentWar: war, runner: collection.runner, versions, metrics,
     collectors: () => collection.counts(), isShuttingDown: () => shuttingDown,
   })
-  collection.start(app, config.scheduleEnabled)
+  void collection.start(app, config.scheduleEnabled)
   if (!config.scheduleEnabled) log.info('schedule disabled (SCHEDULE_ENABLED=false): run collectors from an external scheduler')
 
   app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_BODY_BYTES })
-  log.info('listening', { host: config.host, port: app.server?.port, edition: db.info.edition, embedded: db.info.embedded })
+  const base = baseUrl(config.host, app.server?.port ?? config.port)
+  log.info('listening', {
+    host: config.host, port: app.server?.port, api: `${base}/api/v1`, docs: `${base}/openapi`, metrics: `${base}/metrics`,
+    edition: db.info.edition, embedded: db.info.embedded,
+  })
 
   const shutdown = async (signal: string) => {
     if (shuttingDown) return
@@ -71,6 +78,12 @@ async function main() {
   }
   process.on('SIGINT', () => void shutdown('SIGINT'))
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
+}
+
+/** The URL a person on this machine opens: a wildcard address is reached as localhost. */
+function baseUrl(host: string, port: number): string {
+  const name = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host.includes(':') ? `[${host}]` : host
+  return `http://${name}:${port}`
 }
 
 main().catch((err) => {

@@ -10,6 +10,7 @@ import type { DatabaseGate } from '../db/gate.ts'
 import type { Feeds } from '../feeds/index.ts'
 import type { Drift } from '../feeds/schema.ts'
 import { errorText, type Logger } from '../log.ts'
+import type { Metrics } from '../metrics.ts'
 import { announce, type DataVersions, type Dataset } from '../storage/changes.ts'
 import { refreshLateRows } from '../storage/rollups.ts'
 import type { Edition } from '../db/edition.ts'
@@ -32,6 +33,8 @@ export interface RunnerDeps {
   currentWar?: Pick<CurrentWar, 'verify'>
   /** This process's data versions: moved right after a write commits (other processes hear of it by LISTEN). */
   versions?: DataVersions
+  /** Runs by outcome, their durations and rows (/metrics). */
+  metrics?: Metrics
 }
 
 export interface RunOptions {
@@ -165,15 +168,23 @@ export class CollectorRunner {
     }
   }
 
-  /** The line of a tick written, with its capture time and feed drift. */
+  /** The line of a tick written, with its capture time and feed drift; the run is counted. */
   logRun(summary: CollectorSummary, tick: Tick, drift: Record<string, Drift> | undefined, extra: Record<string, unknown> = {}): void {
+    this.deps.metrics?.collectorRun(summary.collector, summary.outcome, summary.durationMs / 1000, summary.written)
     this.deps.log.info('collector run', { ...summary, capturedAt: tick.capturedAt, ...extra, ...(drift ? { drift } : {}) })
   }
 
+  /** Count a failed run (started at `t0`) without logging it; returns its duration. The schedule logs by outage (outages.ts). */
+  countFailure(collector: CollectorName, t0: number): number {
+    const durationMs = Math.round(performance.now() - t0)
+    this.deps.metrics?.collectorRun(collector, 'failed', durationMs / 1000)
+    return durationMs
+  }
+
+  /** Count a failed run and log its line (runs someone asked for: POST routes, CLI). */
   logFailure(collector: CollectorName, t0: number, err: unknown, extra: Record<string, unknown> = {}): void {
-    this.deps.log.warn('collector run failed', {
-      collector, durationMs: Math.round(performance.now() - t0), outcome: 'failed', error: errorText(err), ...extra,
-    })
+    const durationMs = this.countFailure(collector, t0)
+    this.deps.log.warn('collector run failed', { collector, durationMs, outcome: 'failed', error: errorText(err), ...extra })
   }
 
   private async peek<T>(read: (store: Store) => Promise<T>): Promise<T | undefined> {

@@ -46,6 +46,8 @@ export class DatabaseGate {
   private probeInFlight: Promise<unknown> | undefined
   private retryTimer: ReturnType<typeof setTimeout> | undefined
   private readonly waiting = new Set<() => void>()
+  /** Operations started and not yet settled (an abandoned one still holds its connection). */
+  private running = 0
   private availableAgain: Array<() => void> = []
   private stopped = false
 
@@ -58,6 +60,11 @@ export class DatabaseGate {
 
   get available(): boolean {
     return this.down === null
+  }
+
+  /** Operations in progress: each holds, or waits for, a pool connection (the pool exposes no count of its own). */
+  get inFlight(): number {
+    return this.running
   }
 
   state(): GateState {
@@ -84,15 +91,21 @@ export class DatabaseGate {
       this.waiting.add(release)
       const timer = this.probe ? setTimeout(() => void this.check(), this.opts.suspectAfterMs) : undefined
       let work: Promise<T>
+      this.running++
       try {
         work = op()
       } catch (err) {
+        this.running--
         finish(() => reject(err))
         return
       }
       work.then(
-        (value) => finish(() => resolve(value)),
+        (value) => {
+          this.running--
+          finish(() => resolve(value))
+        },
         (err: unknown) => {
+          this.running--
           // A connection error may be one stale pooled connection (the server restarted):
           // the probe tells whether the database is gone.
           if (isDatabaseUnavailable(err)) void this.check(errorText(err))

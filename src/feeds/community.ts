@@ -7,6 +7,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { FeedUnavailableError } from './errors.ts'
 import { fetchJson, type FetchLike } from './http.ts'
 import { compileParser, Unread, type Drift } from './schema.ts'
+import { RequestCounts, type RequestStats } from './throttle.ts'
 import { STAT_COUNTERS } from './upstream.ts'
 
 const Int = Type.Integer()
@@ -63,6 +64,8 @@ export interface CommunityClientOptions {
 
 export interface CommunityClient {
   planets(): Promise<{ data: CommunityPlanet[]; fetchedAt: Date; drift: Drift }>
+  /** Requests by outcome (/metrics); no cache. */
+  requestStats(): RequestStats[]
 }
 
 /** The community API's bucket refills 5 requests per 10 s; wait that long when a 429 names no time. */
@@ -78,6 +81,8 @@ export function createCommunityClient(opts: CommunityClientOptions): CommunityCl
     'X-Super-Contact': opts.superContact,
   }
   let blockedUntilMs = 0
+  // Calls refused inside a penalty window make no request and are not counted.
+  const requests = new RequestCounts('planets')
 
   return {
     async planets() {
@@ -93,7 +98,7 @@ export function createCommunityClient(opts: CommunityClientOptions): CommunityCl
         })
       }
       try {
-        const { data, drift } = await fetchJson({
+        const { data, drift } = await requests.track(fetchJson({
           feed: 'community',
           endpoint: 'planets',
           url: `${base}/api/v1/planets`,
@@ -101,7 +106,7 @@ export function createCommunityClient(opts: CommunityClientOptions): CommunityCl
           timeoutMs: opts.timeoutMs,
           parse: parseCommunityPlanets,
           fetch: opts.fetch,
-        })
+        }))
         return { data, fetchedAt: new Date(now()), drift }
       } catch (e) {
         if (e instanceof FeedUnavailableError && e.reason === 'rate_limited') {
@@ -110,5 +115,6 @@ export function createCommunityClient(opts: CommunityClientOptions): CommunityCl
         throw e
       }
     },
+    requestStats: () => [requests.stats()],
   }
 }

@@ -21,3 +21,7 @@ export function createFeeds(config: FeedsConfig) {
 }
 
 export type Feeds = ReturnType<typeof createFeeds>
+
+/** Every feed endpoint's calls by outcome and its cache TTL, for /metrics (read when scraped). */
+export const feedRequestStats = (feeds: Feeds) =>
+  (['upstream', 'community', 'pcstore'] as const).flatMap((feed) => feeds[feed].requestStats().map((s) => ({ feed, ...s })))

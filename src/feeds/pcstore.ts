@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { FeedUnavailableError } from './errors.ts'
 import { fetchJson, type FetchLike } from './http.ts'
 import { compileParser, NO_DRIFT, type Drift } from './schema.ts'
-import { ThrottledEndpoint, type Fetched, type GetOptions } from './throttle.ts'
+import { ThrottledEndpoint, type Fetched, type GetOptions, type RequestStats } from './throttle.ts'
 
 /** PC storefront app ids: game1 is the first game (2015), game2 the second. */
 export const PCSTORE_APP_IDS = { game1: 394510, game2: 553850 } as const
@@ -35,6 +35,8 @@ export interface PcstoreClient {
    * store. No 429 backoff and no stale values: a count is stored as current.
    */
   currentPlayers(appId: number, opts?: GetOptions): Promise<Fetched<number>>
+  /** Calls by outcome and the cache TTL (/metrics). */
+  requestStats(): RequestStats[]
 }
 
 export function createPcstoreClient(opts: PcstoreClientOptions): PcstoreClient {
@@ -69,6 +71,10 @@ export function createPcstoreClient(opts: PcstoreClientOptions): PcstoreClient {
 
   return {
     currentPlayers: (appId, o) => cache.get(String(appId), () => fetchPlayers(appId), o),
+    requestStats: () => {
+      const { endpoint, ttlS, hits, ok, rateLimited, errors } = cache.stats()
+      return [{ endpoint, ttlS, hits, ok, rateLimited, errors }]
+    },
   }
 }
 

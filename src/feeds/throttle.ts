@@ -76,6 +76,43 @@ export interface GetOptions {
   bypassFailureHold?: boolean
 }
 
+/** What a feed client tells about one endpoint (for /metrics): cache TTL if cached, calls by outcome. */
+export interface RequestStats {
+  endpoint: string
+  /** Current TTL; absent for an endpoint without a cache. */
+  ttlS?: number
+  /** Calls answered without a request (always 0 without a cache). */
+  hits: number
+  ok: number
+  rateLimited: number
+  errors: number
+}
+
+/** Requests of an endpoint that has no cache, by outcome. */
+export class RequestCounts {
+  private readonly counts = { ok: 0, rateLimited: 0, errors: 0 }
+
+  constructor(readonly endpoint: string) {}
+
+  track<T>(request: Promise<T>): Promise<T> {
+    return request.then(
+      (value) => {
+        this.counts.ok++
+        return value
+      },
+      (err: unknown) => {
+        if (isRateLimited(err)) this.counts.rateLimited++
+        else this.counts.errors++
+        throw err
+      },
+    )
+  }
+
+  stats(): RequestStats {
+    return { endpoint: this.endpoint, hits: 0, ...this.counts }
+  }
+}
+
 const isRateLimited = (e: unknown) => e instanceof FeedUnavailableError && e.reason === 'rate_limited'
 
 /**

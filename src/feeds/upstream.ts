@@ -9,7 +9,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import type { FetchLike } from './http.ts'
 import { fetchJson } from './http.ts'
 import { compileParser, Unread, type Parser } from './schema.ts'
-import { THROTTLE_CONFIG, ThrottledEndpoint, type EndpointStats, type Fetched, type GetOptions } from './throttle.ts'
+import { RequestCounts, THROTTLE_CONFIG, ThrottledEndpoint, type EndpointStats, type Fetched, type GetOptions, type RequestStats } from './throttle.ts'
 
 const Int = Type.Integer()
 const Num = Type.Number()
@@ -298,6 +298,8 @@ export interface UpstreamClient {
    */
   currentWarId(): Promise<number>
   snapshot(): ThrottleSnapshot
+  /** Every endpoint's calls by outcome and TTL, the current-war one included (/metrics). */
+  requestStats(): RequestStats[]
 }
 
 export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClient {
@@ -333,6 +335,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     if (!entries) throw new Error(`upstream client: language ${JSON.stringify(language)} is not configured`)
     return entries
   }
+  const warIdRequests = new RequestCounts('warid')
 
   const cached = <T>(endpoint: ThrottledEndpoint<T, UpstreamEndpoint>, path: (warId: number) => string, parse: Parser<T>) =>
     (warId: number, o?: GetOptions) => endpoint.get(String(warId), () => get(endpoint.name, path(warId), parse), o)
@@ -352,7 +355,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     // Without maxEntries only ~10 items come back; without fromTimestamp the upstream
     // sometimes fails. These are the values the community API syncs with.
     newsfeed: inLanguage((e) => e.newsfeed, (w) => `/NewsFeed/${w}?maxEntries=1024&fromTimestamp=1000`, parseNewsFeed),
-    currentWarId: async () => (await get('warid', '/WarSeason/current/WarID', parseCurrentWar)).data.id,
+    currentWarId: async () => (await warIdRequests.track(get('warid', '/WarSeason/current/WarID', parseCurrentWar))).data.id,
     snapshot: () => ({
       config: { ...THROTTLE_CONFIG },
       // The spec's five entries first, unchanged (they are the primary language's), then
@@ -367,5 +370,12 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
         ),
       ],
     }),
+    requestStats: () => [
+      ...UPSTREAM_ENDPOINTS.map((name) => {
+        const { endpoint, ttlS, hits, ok, rateLimited, errors } = throttled[name].stats()
+        return { endpoint, ttlS, hits, ok, rateLimited, errors }
+      }),
+      warIdRequests.stats(),
+    ],
   }
 }

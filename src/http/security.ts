@@ -61,8 +61,15 @@ const DATA_ONLY = { 'content-security-policy': "default-src 'none'; frame-ancest
 const READ_CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'ETag, Cache-Control' }
 const READ_HEADERS = { ...COMMON_HEADERS, ...DATA_ONLY, ...READ_CORS }
 const COLLECTOR_HEADERS = { ...COMMON_HEADERS, ...DATA_ONLY }
-// The OpenAPI page loads its own scripts; everything else is data.
-const DOCS_HEADERS = { ...COMMON_HEADERS, ...READ_CORS }
+/**
+ * The docs page (routes/openapi.ts) is the one page: it may load scripts, styles, images
+ * and the OpenAPI document from the service's own origin and nothing else (its viewer's
+ * inline images are data: URLs). Everything else is data.
+ */
+export const DOCS_PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+const DOCS_HEADERS = { ...COMMON_HEADERS, ...READ_CORS, 'content-security-policy': DOCS_PAGE_CSP }
+
 export const PAGE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; " +
   "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
@@ -71,5 +78,5 @@ const PAGE_HEADERS = { ...COMMON_HEADERS, 'content-security-policy': PAGE_CSP }
 function headersFor(path: string): Record<string, string> {
   if (COLLECTOR_PATH.test(path)) return COLLECTOR_HEADERS
   if (PAGE_PATH.test(path)) return PAGE_HEADERS
-  return path.startsWith('/openapi') ? DOCS_HEADERS : READ_HEADERS
+  return path === '/openapi' || path === '/openapi/' ? DOCS_HEADERS : READ_HEADERS
 }

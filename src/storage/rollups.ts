@@ -88,3 +88,13 @@ export async function refreshLateRows(sql: Sql, edition: Edition, table: SourceT
   if (refreshesOwnRollups(edition) || now.getTime() - at.getTime() < LATE_AFTER_MS) return
   for (const r of lateRowRefreshes(table, at)) await sql.unsafe(r.text, r.params)
 }
+
+/**
+ * Each service-refreshed rollup's watermark: buckets before it are materialized, newer
+ * rows are aggregated live. None on Community (its continuous aggregates have their own).
+ */
+export async function rollupWatermarks(sql: Sql, edition: Edition): Promise<Record<string, Date>> {
+  if (!refreshesOwnRollups(edition)) return {}
+  const rows = await sql<{ rollup_name: string; watermark: Date }[]>`SELECT rollup_name, watermark FROM rollup_watermarks ORDER BY rollup_name`
+  return Object.fromEntries(rows.map((r) => [r.rollup_name, r.watermark]))
+}

@@ -30,6 +30,7 @@ export interface DiverAnswer {
   to: string
   points: { t: string; v: number }[]
   stats: { current: number | null; peak: { value: number; at: string } | null; low: { value: number; at: string } | null; avg: number | null }
+  coverage: number
 }
 
 /** /divers/history?range= at time `to`, from raw rows only. */
@@ -50,8 +51,11 @@ export async function diversFromRaw(sql: Sql, range: string, to: Date): Promise<
   const [b] = await sql<{ from: Date }[]>`SELECT time_bucket(make_interval(secs => ${width}), ${windowStart}::timestamptz) AS from`
   const from = b!.from
   if (!source) {
+    // Short ranges: api whenever it has a row in the window; long ranges: when it covers the first bucket.
+    const short = range === '24h' || range === '7d'
     const [c] = await sql<{ api: boolean; pc: boolean }[]>`
-      SELECT EXISTS (SELECT 1 FROM player_count_snapshots WHERE ${series('api')} AND captured_at <= ${new Date(from.getTime() + width * 1000)}) AS api,
+      SELECT EXISTS (SELECT 1 FROM player_count_snapshots WHERE ${series('api')}
+                     AND ${short ? sql`captured_at >= ${from} AND captured_at <= ${to}` : sql`captured_at <= ${new Date(from.getTime() + width * 1000)}`}) AS api,
              EXISTS (SELECT 1 FROM player_count_snapshots WHERE ${series('pcstore')} AND captured_at >= ${from} AND captured_at <= ${to}) AS pc`
     source = c!.api ? 'api' : c!.pc ? 'pcstore' : 'api'
   }
@@ -73,6 +77,10 @@ export async function diversFromRaw(sql: Sql, range: string, to: Date): Promise<
       FROM a`,
     sql<{ v: number }[]>`SELECT ${v} AS v FROM player_count_snapshots WHERE ${series(source)} ORDER BY captured_at DESC LIMIT 1`,
   ])
+  const [firstRow] = await sql<{ at: Date | null }[]>`SELECT min(captured_at) AS at FROM player_count_snapshots WHERE ${series(source)}`
+  const first = firstRow?.at ?? null
+  const span = to.getTime() - from.getTime()
+  const coverage = first === null || first > to ? 0 : span <= 0 ? 1 : Math.round(Math.min(1, (to.getTime() - Math.max(from.getTime(), first.getTime())) / span) * 10_000) / 10_000
   const s = stats[0]!
   return {
     range,
@@ -87,6 +95,7 @@ export async function diversFromRaw(sql: Sql, range: string, to: Date): Promise<
       low: s.mn === null || !s.mn_at ? null : { value: s.mn, at: s.mn_at.toISOString() },
       avg: s.av,
     },
+    coverage,
   }
 }
 

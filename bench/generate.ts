@@ -276,6 +276,32 @@ export async function generate(sql: Sql, scale: Scale, opts: GenerateOptions): P
     },
   ])
 
+  // ---------------------------------------------------------------- derived (issue 14)
+  // What the full-status writes keep beside the rows: owner changes between ticks, the
+  // completion time of each order, the current campaigns (the planets fought over now).
+  await step('derived: owner changes, order completion, campaigns', [
+    {
+      label: 'all',
+      run: async () => {
+        const [c] = await sql<{ n: number }[]>`SELECT planet_owner_changes_rebuild(${warId}, '-infinity', 'infinity') AS n`
+        const done = await sql`
+          UPDATE major_orders o SET completed_at = (
+            SELECT min(p.captured_at) FROM major_order_progress p
+            WHERE p.order_id32 = o.order_id32 AND jsonb_array_length(p.progress) > 0
+              AND mo_tasks_done(o.tasks, p.progress) = jsonb_array_length(p.progress))
+          WHERE o.war_id = ${warId}`
+        const camp = await sql`
+          INSERT INTO campaigns (war_id, campaign_id, planet_index, type, count, updated_at)
+          SELECT ${warId}, 100000 + planet_index, planet_index, 0, 1, max(captured_at)
+          FROM planet_status_snapshots
+          WHERE war_id = ${warId} AND captured_at > (SELECT max(captured_at) FROM full_status_ticks WHERE war_id = ${warId}) - interval '1 minute'
+            AND players > 0
+          GROUP BY planet_index`
+        return Number(c!.n) + done.count + camp.count
+      },
+    },
+  ])
+
   // ---------------------------------------------------------------- dispatches
   // Templates from the simulator; {P} is a planet name ({P_UP} upper-case). Ids 1..n, below the simulator's.
   const planetTemplates = [liberatedText, defendedText, lostText, defendText].map((f) => f('{P}').replace('{P}', '{P_UP}'))

@@ -12,14 +12,15 @@ import { WAR_ID } from './setup.ts'
 import { repeat, type Timing } from './stats.ts'
 
 export interface LatencyCase {
-  group: 'divers' | 'planet' | 'historical' | 'search'
+  group: 'divers' | 'planet' | 'historical' | 'search' | 'derived'
   name: string
   path: string
   /**
    * Which target applies: 'divers' (issue 13: p50 <= 1 ms), 'page' (a page of a
-   * historical-* route over its whole history: p50 <= 20 ms, exact totals).
+   * historical-* route over its whole history: p50 <= 20 ms, exact totals), 'derived'
+   * (issue 14: a route of the derived war view, p50 <= 20 ms).
    */
-  target?: 'divers' | 'page'
+  target?: 'divers' | 'page' | 'derived'
   /** The paged route (historical-player-count, ...): the plans attach the slowest page of each. */
   route?: string
   timing?: Timing
@@ -155,6 +156,15 @@ export function latencyCases(f: DataFacts): { cases: LatencyCase[]; paged: Paged
   )
   cases.push({ group: 'search', name: 'historical-dispatches q=liberated', path: `/api/v1/historical-dispatches?${q({ q: 'liberated' })}` })
   cases.push({ group: 'search', name: `historical-dispatches q=${f.planetName}`, path: `/api/v1/historical-dispatches?${q({ q: f.planetName })}` })
+  // The derived war view (issue 14).
+  for (const [name, path] of [
+    ['major-orders', '/api/v1/major-orders'],
+    ['planets/liberation (campaign planets)', '/api/v1/planets/liberation'],
+    [`planets/liberation planetId=${f.planetIndex} window=24`, `/api/v1/planets/liberation?${q({ planetId: f.planetIndex, window: 24 })}`],
+    ['war/trends', '/api/v1/war/trends'],
+    ['timeline page 1', '/api/v1/timeline'],
+    ['timeline planet events, last 30 days', `/api/v1/timeline?${q({ type: 'planet_liberated,planet_lost,planet_owner_changed', from: iso(new Date(f.now.getTime() - 30 * day)) })}`],
+  ] as const) cases.push({ group: 'derived', name, path, target: 'derived' })
   return { cases, paged }
 }
 

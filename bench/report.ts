@@ -144,6 +144,15 @@ export function evaluateTargets(r: Pick<RunResult, 'latency' | 'throughput' | 'i
       verdict: verdict(pages.every((c) => c.timing!.p50 <= 20) && checked === pages.length),
     })
   }
+  const derived = r.latency.filter((c) => c.target === 'derived' && c.timing)
+  if (derived.length) {
+    const worst = derived.reduce((a, c) => (c.timing!.p50 > a.timing!.p50 ? c : a))
+    out.push({
+      name: 'issue 14: each route of the derived war view p50 ≤ 20 ms (in process)',
+      measured: `worst p50 ${ms(worst.timing!.p50)} ms (${worst.name}); ` + derived.map((c) => `${c.name} ${ms(c.timing!.p50)}`).join(', '),
+      verdict: verdict(derived.every((c) => c.timing!.p50 <= 20 && c.status === 200)),
+    })
+  }
   for (const path of ['/api/v1/player-count', '/api/v1/war', '/api/v1/planets']) {
     shareTarget(`${path}: ≥ 90 % of the ceiling`, r.throughput?.routes.filter((x) => x.path === path) ?? [], 0.9, (x) => x.path)
   }

@@ -30,6 +30,7 @@ const service = Bun.spawn([process.execPath, 'src/main.ts'], {
 process.stderr.write(
   [
     `demo: simulator on ${sim.url} (control API: ${sim.url}/control/state, POST ${sim.url}/control/faults)`,
+    `demo: pages on http://127.0.0.1:${port}/ (open it in a browser: divers, war, planets, dispatches)`,
     `demo: service on http://127.0.0.1:${port}: try /api/v1/player-count, /api/v1/war, /api/v1/divers/history?range=24h,`,
     `      /api/v1/health/throttle; collectors run on their schedule (player counts every 15 s)`,
     '',

@@ -62,7 +62,8 @@ typecheck() {
     return
   fi
   t0=$(date +%s%N)
-  out=$(tsc --noEmit --pretty false 2>&1 </dev/null) || rc=$?
+  # Two projects: the service (Bun types) and the pages' browser code (DOM types).
+  out=$( { tsc --noEmit --pretty false; a=$?; tsc --noEmit --pretty false -p src/pages/client; b=$?; exit $((a | b)); } 2>&1 </dev/null) || rc=$?
   t1=$(date +%s%N)
   if ((rc == 0)); then
     TYPECHECK_LINE=$(awk -v ns=$((t1 - t0)) 'BEGIN { printf "typecheck: ok (%.1f s)", ns / 1e9 }')
@@ -106,6 +107,25 @@ else
     say "could not start the test database (scripts/testdb.sh start exited $rc)"
     exit 1
   fi
+fi
+
+# ---------------------------------------------------------------- browser
+# The page tests (test/pages/browser.test.ts) drive Debian's Chromium. Missing: installed
+# with apt-get when this is root on Debian, like the database; otherwise one line, and those
+# tests are skipped with the reason (BROWSER_SKIP) in their names.
+CHROMIUM=${CHROMIUM_PATH:-/usr/bin/chromium}
+if [[ ! -x $CHROMIUM ]]; then
+  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+    say "installing Debian's chromium with apt-get for the browser tests (first run only)"
+    if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >"$LOG.apt" 2>&1 </dev/null; then
+      export BROWSER_SKIP="apt-get could not install chromium (log: $LOG.apt)"
+    elif [[ ! -x $CHROMIUM ]]; then
+      export BROWSER_SKIP="no Chromium at $CHROMIUM, even after apt-get install chromium"
+    fi
+  else
+    export BROWSER_SKIP="no Chromium at $CHROMIUM and no root apt-get to install Debian's chromium"
+  fi
+  [[ -n ${BROWSER_SKIP:-} ]] && say "BROWSER TESTS SKIPPED: $BROWSER_SKIP"
 fi
 
 # Bun prints its summary on stderr: capture both streams, keep bun's exit code.

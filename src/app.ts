@@ -8,10 +8,12 @@ import { errorHandling } from './http/errors.ts'
 import { ResponseCache } from './http/response-cache.ts'
 import { securityPolicy } from './http/security.ts'
 import type { Logger } from './log.ts'
+import { pageRoutes } from './pages/index.ts'
 import { collectRoutes } from './routes/collect.ts'
 import { readContext } from './routes/context.ts'
 import { diverRoutes } from './routes/divers.ts'
 import { healthRoutes } from './routes/health.ts'
+import { intelligenceRoutes } from './routes/intelligence.ts'
 import { historyRoutes } from './routes/history.ts'
 import { liveRoutes } from './routes/live.ts'
 import { lookupRoutes } from './routes/lookups.ts'
@@ -71,6 +73,7 @@ export function buildApp(deps: AppDeps) {
     .use(securityPolicy())
     .use(errorHandling(log))
     .use(openapiDocs())
+    .use(pageRoutes(log))
     .use(healthRoutes({ db, isShuttingDown: deps.isShuttingDown ?? (() => false), collectors: deps.collectors }))
     .use(
       new Elysia({ prefix: '/api/v1' })
@@ -81,6 +84,7 @@ export function buildApp(deps: AppDeps) {
         .use(lookupRoutes(context))
         .use(historyRoutes(context))
         .use(planetHistoryRoutes(context))
+        .use(intelligenceRoutes(context))
         .use(collectRoutes(runner, config.collectorSecret)),
     )
 }

@@ -74,6 +74,8 @@ const FORBIDDEN: Record<string, string[]> = {
   collect: ['routes', 'http', 'sim', 'app.ts'],
   http: ['routes', 'collect', 'sim', 'app.ts'],
   routes: ['sim', 'db/connect.ts'],
+  // The pages serve files; their browser code reads the public API over HTTP only.
+  pages: ['db', 'storage', 'feeds', 'collect', 'routes', 'war', 'sim', 'app.ts'],
   'cache.ts': ['db', 'storage', 'feeds', 'collect', 'routes', 'http', 'war', 'sim'],
 }
 

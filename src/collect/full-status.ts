@@ -52,8 +52,8 @@ export const fullStatus = defineCollector({
   name: 'full-status',
   summary: 'Run one full archival tick: planet status, war summary, major orders with progress, dispatches.',
   changes: {
-    planetStatus: 'planet-status', warSummary: 'war-summary', majorOrders: 'major-orders', majorOrderProgress: 'major-orders', dispatches: 'dispatches',
-    majorOrderTexts: 'major-orders', dispatchTexts: 'dispatches',
+    planetStatus: 'planet-status', campaigns: 'planet-status', warSummary: 'war-summary', majorOrders: 'major-orders', majorOrderProgress: 'major-orders',
+    dispatches: 'dispatches', majorOrderTexts: 'major-orders', dispatchTexts: 'dispatches',
   },
   async fetch(ctx) {
     const { feeds, warId } = ctx
@@ -78,6 +78,7 @@ export const fullStatus = defineCollector({
         planets: status.data.planetStatus.map((p) => ({
           planet_index: p.index, owner: p.owner, health: p.health, regen_per_second: p.regenPerSecond, players: p.players,
         })),
+        campaigns: status.data.campaigns.map((c) => ({ campaign_id: c.id, planet_index: c.planetIndex, type: c.type, count: c.count })),
         counters: warSummary.countersOf(summary.data.galaxy_stats, GALAXY_COUNTER_NAMES),
         orders: assignments.data.map((a): majorOrders.OrderInput => {
           const rewards = rewardsOf(a)
@@ -114,16 +115,17 @@ export const fullStatus = defineCollector({
     const localized = await writeTexts(tx, at, warId, rows)
     if (!(await claimFullStatus(tx, at, warId, rows.warTime, rows.planets.length))) {
       return {
-        written: { planetStatus: 0, warSummary: 0, majorOrders: 0, majorOrderProgress: 0, dispatches: 0, ...localized },
+        written: { planetStatus: 0, campaigns: 0, warSummary: 0, majorOrders: 0, majorOrderProgress: 0, dispatches: 0, ...localized },
         unchanged: { tick: 1 },
       }
     }
     const planets = await planetStatus.insert(tx, at, warId, rows.planets)
+    const campaigns = await planetStatus.replaceCampaigns(tx, at, warId, rows.campaigns)
     const summary = await warSummary.insert(tx, at, warId, rows.warTime, rows.counters)
     const orders = await majorOrders.upsertWithProgress(tx, at, warId, rows.orders)
     const news = await dispatches.insertNew(tx, at, warId, rows.dispatches)
     return {
-      written: { planetStatus: planets, warSummary: summary, ...orders, dispatches: news, ...localized },
+      written: { planetStatus: planets, campaigns, warSummary: summary, ...orders, dispatches: news, ...localized },
       unchanged: { tick: 0, dispatches: rows.dispatches.length - news },
     }
   },

@@ -11,12 +11,15 @@ import type { Feeds } from '../feeds/index.ts'
 import type { Drift } from '../feeds/schema.ts'
 import { errorText, type Logger } from '../log.ts'
 import { announce, type DataVersions, type Dataset } from '../storage/changes.ts'
+import { refreshLateRows } from '../storage/rollups.ts'
+import type { Edition } from '../db/edition.ts'
 import type { Store } from '../storage/index.ts'
 import { NotCurrentWarError, type CurrentWar } from '../war/current-war.ts'
 import { payloadDrift, type Collector, type CollectorName, type Tick } from './collector.ts'
 
 export interface RunnerDeps {
-  db: { sql: Sql; gate: DatabaseGate }
+  /** `info.edition` decides whether late rows need a continuous-aggregate refresh (Community). */
+  db: { sql: Sql; gate: DatabaseGate; info?: { edition: Edition } }
   store: Store
   feeds: Feeds
   log: Logger
@@ -61,6 +64,13 @@ export interface Captured {
 
 /** How long a fetch's peek at the database may take before the fetch goes on without it. */
 const PEEK_MS = 300
+
+/** The raw tables behind the datasets that have rollups. */
+const RAW_TABLE: Partial<Record<Dataset, 'player_count_snapshots' | 'planet_status_snapshots' | 'war_summary_snapshots'>> = {
+  'player-counts': 'player_count_snapshots',
+  'planet-status': 'planet_status_snapshots',
+  'war-summary': 'war_summary_snapshots',
+}
 
 /** The datasets a write changed: those its non-zero counts add to. */
 function changedBy(c: AnyCollector, written: Record<string, number>): Dataset[] {
@@ -111,7 +121,11 @@ export class CollectorRunner {
         return written
       }),
     )
-    if (result) this.deps.versions?.bump(changedBy(c, result.written))
+    if (result) {
+      const changed = changedBy(c, result.written)
+      await this.refreshLate(changed, new Date(tick.capturedAt))
+      this.deps.versions?.bump(changed)
+    }
     return {
       collector: c.name,
       warId: tick.warId,
@@ -119,6 +133,21 @@ export class CollectorRunner {
       written: result?.written ?? {},
       unchanged: result?.unchanged ?? {},
       durationMs: Math.round(performance.now() - t0),
+    }
+  }
+
+  /** Community: make rows of a late tick visible in the continuous aggregates (storage/rollups.ts). Never fails the write. */
+  private async refreshLate(changed: Dataset[], at: Date): Promise<void> {
+    const edition = this.deps.db.info?.edition
+    if (!edition) return
+    for (const d of changed) {
+      const table = RAW_TABLE[d]
+      if (!table) continue
+      try {
+        await refreshLateRows(this.deps.db.sql, edition, table, at, new Date())
+      } catch (err) {
+        this.deps.log.warn('rollup refresh for a late tick failed: the next policy run covers it', { table, capturedAt: at.toISOString(), error: errorText(err) })
+      }
     }
   }
 

@@ -82,7 +82,7 @@ export const WarStatusSchema = Type.Object({
   storyBeatId32: Unread(Int, true),
   planetStatus: Type.Array(PlanetStatusSchema),
   planetAttacks: Unread(Type.Array(Type.Object({ source: Int, target: Int }))),
-  campaigns: Unread(Type.Array(CampaignSchema)),
+  campaigns: Type.Array(CampaignSchema),
   communityTargets: Unread(Type.Array(Type.Unknown()), true),
   jointOperations: Unread(Type.Array(Type.Object({ id: Int, planetIndex: Int, hqNodeIndex: Int }))),
   planetEvents: Unread(Type.Array(PlanetEventSchema)),

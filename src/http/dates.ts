@@ -66,14 +66,14 @@ export interface RangeOptions {
  * The one date-range rule of every route: startDate inclusive; endDate inclusive, and a
  * bare endDate means the whole of that day; startDate after endDate is a 400.
  */
-export function timeRange(query: { startDate?: string; endDate?: string }, opts: RangeOptions): TimeRange {
+export function timeRange(query: Record<string, string | undefined>, opts: RangeOptions, names = { start: 'startDate', end: 'endDate' }): TimeRange {
   if (opts.required) {
-    for (const name of ['startDate', 'endDate'] as const) {
+    for (const name of [names.start, names.end]) {
       if (query[name] === undefined) throw badRequest(`${name} is required`)
     }
   }
-  const start = query.startDate === undefined ? undefined : parseDate(query.startDate, 'startDate')
-  const end = query.endDate === undefined ? undefined : parseDate(query.endDate, 'endDate')
+  const start = query[names.start] === undefined ? undefined : parseDate(query[names.start]!, names.start)
+  const end = query[names.end] === undefined ? undefined : parseDate(query[names.end]!, names.end)
   let to: Date | null = end ? (end.dateOnly ? new Date(end.at.getTime() + DAY_MS) : end.at) : null
   const toExclusive = end?.dateOnly ?? false
   let from: Date | null = start?.at ?? null
@@ -81,6 +81,6 @@ export function timeRange(query: { startDate?: string; endDate?: string }, opts:
     to ??= opts.now
     from ??= new Date(to.getTime() - opts.defaultSpanMs)
   }
-  if (from && to && (toExclusive ? from >= to : from > to)) throw badRequest('startDate must not be after endDate')
+  if (from && to && (toExclusive ? from >= to : from > to)) throw badRequest(`${names.start} must not be after ${names.end}`)
   return { from, to, toExclusive }
 }

@@ -6,13 +6,17 @@ export const MAX_URL_LENGTH = 4096
 export const MAX_BODY_BYTES = 64 * 1024
 
 const COLLECTOR_PATH = /^\/api\/v1\/collect\//
+/** The paths src/pages serves: its HTML pages, their bundled assets and the icon. */
+const PAGE_PATH = /^\/(?:$|war$|dispatches$|planet\/|assets\/|favicon\.svg$)/
 
 /**
  * Security headers and the CORS policy, for every response:
  * - reads are public: any origin may GET them (no credentials);
  * - collectors are not callable cross-origin: no CORS headers on them, and their
  *   preflight is refused, so browsers never send the secret-bearing POST;
- * - JSON responses forbid sniffing, framing and referrers.
+ * - JSON responses forbid sniffing, framing and referrers;
+ * - the dashboard pages (src/pages) get the same headers with a CSP that allows scripts,
+ *   styles, images and fetches from this origin only (no inline code, no CDN).
  * Over-long URLs are refused before routing.
  */
 export const securityPolicy = () =>
@@ -59,8 +63,13 @@ const READ_HEADERS = { ...COMMON_HEADERS, ...DATA_ONLY, ...READ_CORS }
 const COLLECTOR_HEADERS = { ...COMMON_HEADERS, ...DATA_ONLY }
 // The OpenAPI page loads its own scripts; everything else is data.
 const DOCS_HEADERS = { ...COMMON_HEADERS, ...READ_CORS }
+export const PAGE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; " +
+  "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+const PAGE_HEADERS = { ...COMMON_HEADERS, 'content-security-policy': PAGE_CSP }
 
 function headersFor(path: string): Record<string, string> {
   if (COLLECTOR_PATH.test(path)) return COLLECTOR_HEADERS
+  if (PAGE_PATH.test(path)) return PAGE_HEADERS
   return path.startsWith('/openapi') ? DOCS_HEADERS : READ_HEADERS
 }

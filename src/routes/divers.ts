@@ -52,13 +52,37 @@ const DiverHistory = t.Object({
     low: Extreme('Lowest raw value in the window; null without data'),
     avg: t.Union([t.Integer(), t.Null()], { description: 'Average of the raw values in the window, rounded; null without data' }),
   }),
+  coverage: t.Number({
+    minimum: 0,
+    maximum: 1,
+    description: "Share of the window [from, to] from the chosen series' first row on (1: it spans the whole window; 0: it has no rows). Gaps inside are not subtracted.",
+  }),
 })
 
-/** Which series serves a fixed range: api when it covers the window start, else pcstore when it has data, else api. */
-async function sourceForWindow(q: Store['playerCounts'], from: Date, widthS: number, to: Date): Promise<DiverSource> {
-  if (await q.hasRowAtOrBefore('api', new Date(from.getTime() + widthS * 1000))) return 'api'
+/** Ranges short enough for the 15-second upstream series whenever it has rows in them (spec: "upstream for short windows"). */
+const SHORT_RANGES: readonly DiverRange[] = ['24h', '7d']
+
+/**
+ * Which series serves a fixed range. Short ranges: api whenever it has a row in the
+ * window; long ranges: api when it covers the window start (its first bucket). Otherwise
+ * pcstore when it has a row in the window, else api.
+ */
+async function sourceForWindow(q: Store['playerCounts'], range: DiverRange, from: Date, widthS: number, to: Date): Promise<DiverSource> {
+  if (SHORT_RANGES.includes(range) ? await q.hasRowIn('api', from, to) : await q.hasRowAtOrBefore('api', new Date(from.getTime() + widthS * 1000))) return 'api'
   return (await q.hasRowIn('pcstore', from, to)) ? 'pcstore' : 'api'
 }
+
+/** Share of [from, to] after the series' first row (0 without rows), rounded to 4 digits. */
+export function coverageOf(first: Date | null, from: Date, to: Date): number {
+  const span = to.getTime() - from.getTime()
+  if (first === null || first > to) return 0
+  if (span <= 0) return 1
+  return Math.round(Math.min(1, (to.getTime() - Math.max(from.getTime(), first.getTime())) / span) * 10_000) / 10_000
+}
+
+/** The first row of each series (api, pcstore), kept per data version. */
+const firstRowsOf = (answers: Answers, q: Store['playerCounts']) =>
+  answers.get('divers/first-rows', ['player-counts'], () => Promise.all([q.firstRowAt('api'), q.firstRowAt('pcstore')]))
 
 /** Where the window starts and how it is bucketed; for `all`, which series serves it. */
 interface Window {
@@ -73,7 +97,7 @@ async function windowOf(answers: Answers, q: Store['playerCounts'], range: Diver
   let windowStart: Date
   if (range === 'all') {
     // The series that started first, over its whole history (ties: api).
-    const [api, pcstore] = await answers.get('divers/first-rows', ['player-counts'], () => Promise.all([q.firstRowAt('api'), q.firstRowAt('pcstore')]))
+    const [api, pcstore] = await firstRowsOf(answers, q)
     source = api && (!pcstore || api <= pcstore) ? 'api' : pcstore ? 'pcstore' : 'api'
     windowStart = (source === 'api' ? api : pcstore) ?? to
   } else windowStart = new Date(to.getTime() - RANGE_SECONDS[range] * 1000)
@@ -87,7 +111,7 @@ async function windowOf(answers: Answers, q: Store['playerCounts'], range: Diver
  */
 export async function diverHistory(q: Store['playerCounts'], range: DiverRange, w: Window, to: Date) {
   const { from, bucketSeconds } = w
-  const source = w.source ?? (await sourceForWindow(q, from, bucketSeconds, to))
+  const source = w.source ?? (await sourceForWindow(q, range, from, bucketSeconds, to))
   const level = rollupLevelFor(bucketSeconds)
   const [rows, current] = await Promise.all([q.buckets(source, level, bucketSeconds, from, to), q.latestValue(source)])
   let stats = { current, peak: null as { value: number; at: Date } | null, low: null as { value: number; at: Date } | null, avg: null as number | null }
@@ -118,6 +142,7 @@ export async function diverHistory(q: Store['playerCounts'], range: DiverRange, 
     to,
     points: rows.map((r) => ({ t: r.t, v: r.v })),
     stats,
+    coverage: 0,
   }
 }
 
@@ -125,9 +150,15 @@ export async function diverHistory(q: Store['playerCounts'], range: DiverRange, 
 async function keptDiverHistory(answers: Answers, storage: Store, range: DiverRange, to: Date): Promise<string> {
   const q = storage.playerCounts
   const w = await windowOf(answers, q, range, to)
-  const template = await answers.get(`divers/${range}/${w.from.getTime()}/${w.bucketSeconds}`, ['player-counts'], async () =>
-    new JsonTemplate(await diverHistory(q, range, w, to), ['to']))
-  return template.render({ to })
+  const [answer, firstRows] = await Promise.all([
+    answers.get(`divers/${range}/${w.from.getTime()}/${w.bucketSeconds}`, ['player-counts'], async () => {
+      const history = await diverHistory(q, range, w, to)
+      return { source: history.source, template: new JsonTemplate(history, ['to', 'coverage']) }
+    }),
+    firstRowsOf(answers, q),
+  ])
+  const first = answer.source === 'api' ? firstRows[0] : firstRows[1]
+  return answer.template.render({ to, coverage: coverageOf(first, w.from, to) })
 }
 
 export const diverRoutes = (context: ReadContext) =>
@@ -146,6 +177,6 @@ export const diverRoutes = (context: ReadContext) =>
       detail: {
         summary: 'Player-count history of the second game',
         description:
-          'range: 24h, 7d, 30d, 90d or all (default 24h). About 100-200 averaged points over the range, from the best source: the upstream series (15 s) when it covers the window start, else the PC store series (10 min). Stats (peak, low, avg) are exact over the raw rows of the window.',
+          'range: 24h, 7d, 30d, 90d or all (default 24h). About 100-200 averaged points over the range, from the best source: for 24h and 7d the upstream series (15 s) whenever it has rows in the window, for 30d and 90d when it covers the window start; else the PC store series (10 min); for all, the series that started first. coverage says how much of the window the chosen series spans. Stats (peak, low, avg) are exact over the raw rows of the window.',
       },
     })

@@ -22,6 +22,13 @@ const Counts = (description: string) =>
     { description },
   )
 
+/** Additive fields (issue 14): how old the feed data behind an answer is. */
+const DataAge = {
+  dataCapturedAt: t.Union([Timestamp(), t.Null()], { description: 'When the oldest feed answer used was fetched from its feed; null when no feed answered' }),
+  dataAgeSeconds: t.Union([t.Integer(), t.Null()], { description: 'Seconds since dataCapturedAt, at the time of this answer' }),
+}
+const ageOf = (at: Date | null, now: Date) => ({ dataCapturedAt: at, dataAgeSeconds: at === null ? null : Math.max(0, Math.floor((now.getTime() - at.getTime()) / 1000)) })
+
 const PlayerCount = t.Object({
   capturedAt: Timestamp('Time of capture'),
   gameActive: t.Integer({ description: 'Cross-platform live players: sum of players over all planets of the upstream war status (0 when unavailable)' }),
@@ -36,12 +43,14 @@ const PlayerCount = t.Object({
     },
     { description: 'Source of each figure; "unavailable" means that feed failed and its figures are 0' },
   ),
+  ...DataAge,
 })
 
 /** /war-stats is the upstream summary's galaxy_stats: the counters, in the feed's order. */
 const modelName = Object.fromEntries(COUNTER_KEYS.map((k) => [(GALAXY_COUNTER_NAMES as Record<string, string>)[k] ?? k, k]))
 const WarStats = t.Object({
   at: Timestamp('When the upstream summary was fetched'),
+  ...DataAge,
   stats: t.Object(
     Object.fromEntries(
       Object.keys(GalaxyStatsSchema.properties)
@@ -81,11 +90,16 @@ export const liveRoutes = (context: ReadContext) =>
                 game2: pc.game2 === null ? 'unavailable' : 'pcstore',
                 gameActive: gameActive === null ? 'unavailable' : 'upstream',
               },
+              dataCapturedAt: null,
+              dataAgeSeconds: null,
             },
-            ['capturedAt'],
+            ['capturedAt', 'dataCapturedAt', 'dataAgeSeconds'],
           )
         })
-        return jsonNoStore(template.render({ capturedAt: now() }))
+        const times = [status?.fetchedAt, pc.fetchedAt.game1, pc.fetchedAt.game2].filter((d): d is Date => d instanceof Date)
+        const oldest = times.length ? new Date(Math.min(...times.map((d) => d.getTime()))) : null
+        const at = now()
+        return jsonNoStore(template.render({ capturedAt: at, ...ageOf(oldest, at) }))
       },
       {
         response: { 200: PlayerCount },
@@ -97,10 +111,10 @@ export const liveRoutes = (context: ReadContext) =>
     )
     .get(
       '/war-stats',
-      async ({ feeds, warId }) => {
+      async ({ feeds, warId, now }) => {
         // An unreachable upstream throws FeedUnavailableError: the error plugin answers 503.
         const { data, fetchedAt } = await feeds.upstream.summary(warId)
-        return { at: fetchedAt, stats: countersOf(data.galaxy_stats, GALAXY_COUNTER_NAMES) }
+        return { at: fetchedAt, ...ageOf(fetchedAt, now()), stats: countersOf(data.galaxy_stats, GALAXY_COUNTER_NAMES) }
       },
       {
         noStore: true,

@@ -6,19 +6,14 @@ import { integerString, parseInteger, parsePlanetIndex, warIdOf, WarIdQuery } fr
 import type { Store } from '../storage/index.ts'
 import { Timestamp } from '../storage/model.ts'
 import type { PlanetPoint } from '../storage/planet-status.ts'
+import { libPctOf } from '../war/liberation.ts'
 import type { ReadContext } from './context.ts'
 
 export const HOURS = { default: 24, max: 720, rawUpTo: 48 } as const
-/** Owner id of the human faction: their planets' health counts up, others' counts down. */
-const HUMANS = 1
 const HOUR_MS = 3_600_000
 
-/** Liberation percentage, rounded to 4 decimals. */
-export function libPct(owner: number, health: number, maxHealth: number): number {
-  if (maxHealth <= 0) return 0
-  const pct = owner === HUMANS ? (health / maxHealth) * 100 : ((maxHealth - health) / maxHealth) * 100
-  return Math.round(pct * 10_000) / 10_000
-}
+/** Liberation percentage (src/war/liberation.ts), rounded to 4 decimals. */
+export const libPct = (owner: number, health: number, maxHealth: number) => Math.round(libPctOf(owner, health, maxHealth) * 10_000) / 10_000
 
 const PlanetHistory = t.Object({
   warId: t.Integer({ description: 'War id' }),

@@ -9,6 +9,12 @@ import { CACHE_POLICIES } from '../http/response-cache.ts'
 import { WarState } from '../storage/war.ts'
 import type { ReadContext } from './context.ts'
 
+/** The war state with the age of its data at `now`. */
+const aged = (state: Omit<WarState, 'dataAgeSeconds'>, now: Date): WarState => ({
+  ...state,
+  dataAgeSeconds: state.dataCapturedAt === null ? null : Math.max(0, Math.floor((now.getTime() - state.dataCapturedAt.getTime()) / 1000)),
+})
+
 const NotFound = t.Object({ error: t.String() }, { description: 'No such war' })
 
 export const warRoutes = (context: ReadContext) =>
@@ -16,11 +22,11 @@ export const warRoutes = (context: ReadContext) =>
     .use(context)
     .get(
       '/war',
-      ({ request, cache, storage }) =>
+      ({ request, cache, storage, now }) =>
         cache.respond(request, 'war', CACHE_POLICIES.war, ['war'], async () => {
           const state = await storage.war.warState({})
           if (!state) throw status(404, { error: 'no war records yet' })
-          return state
+          return aged(state, now())
         }),
       {
         response: { 200: WarState, 404: NotFound, 503: errorResponses[503] },
@@ -32,13 +38,13 @@ export const warRoutes = (context: ReadContext) =>
     )
     .get(
       '/war/:warId',
-      ({ request, params, query, cache, storage }) => {
+      ({ request, params, query, cache, storage, now }) => {
         const warId = parseWarId(params.warId)
         const planetIndex = planetIndexOf(query)
         return cache.respond(request, `war/${warId}/${planetIndex ?? '*'}`, CACHE_POLICIES.war, ['war'], async () => {
           const state = await storage.war.warState({ warId, planetIndex })
           if (!state) throw status(404, { error: 'war not found' })
-          return state
+          return aged(state, now())
         })
       },
       {

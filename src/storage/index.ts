@@ -10,6 +10,7 @@ import * as majorOrders from './major-orders.ts'
 import * as planetStatus from './planet-status.ts'
 import * as playerCounts from './player-counts.ts'
 import * as texts from './texts.ts'
+import * as timeline from './timeline.ts'
 import * as war from './war.ts'
 import * as warSummary from './war-summary.ts'
 
@@ -34,6 +35,7 @@ export function createStore(db: { sql: Sql; gate: DatabaseGate }) {
     majorOrders: bind(db, majorOrders.reads),
     dispatches: bind(db, dispatches.reads),
     texts: bind(db, texts.reads),
+    timeline: bind(db, timeline.reads),
   }
 }
 

@@ -73,6 +73,78 @@ function progress(sql: Sql, f: { orderId32: number; range: TimeRange }, p: Page)
   )
 }
 
+// ------------------------------------------------------------------ derived state (/major-orders)
+
+export const ORDER_STATUSES = ['active', 'completed', 'failed', 'withdrawn'] as const
+
+export const OrderTask = t.Object({
+  index: Int('Position in the task list (and in the progress array)'),
+  type: Nullable(t.Integer(), 'Upstream task type; null when the order carries no task list'),
+  value: Nullable(t.Number(), 'Latest progress slot; null before any progress row'),
+  target: Nullable(t.Number(), "The task's goal (its value of valueType 3); null when it has none (or 0)"),
+  done: t.Boolean({ description: 'value >= target; without a target, value is non-zero (the spec\'s rule)' }),
+  fraction: Nullable(t.Number(), 'value / target, capped at 1; null without a target or a value'),
+})
+
+export const OrderState = t.Object(
+  {
+    orderId32: Int('Order id'),
+    warID: Int('War id'),
+    title: Nullable(t.String(), 'Title'),
+    briefing: Nullable(t.String(), 'Briefing text'),
+    description: Nullable(t.String(), 'Task description'),
+    status: t.UnionEnum(ORDER_STATUSES, {
+      description: 'completed: every task done at some snapshot; failed: time ran out first; withdrawn: gone from the feed before its time ran out; active: otherwise',
+    }),
+    tasksDone: Int('Tasks done at the latest progress snapshot'),
+    tasksTotal: Int('Tasks of the order'),
+    expiresAt: Timestamp('lastSeenAt + expiresInLastSeen'),
+    completedAt: Nullable(Timestamp(), 'First progress snapshot at which every task was done'),
+    firstSeenAt: Timestamp('First sighting'),
+    lastSeenAt: Timestamp('Last sighting'),
+    tasks: t.Array(OrderTask),
+    rewards: t.Array(t.Any(), { description: 'Raw upstream reward list [{type, id32, amount}]' }),
+    rewardMedals: Int('Medals rewarded'),
+  },
+  { description: 'Major order with its derived state' },
+)
+export type OrderState = Static<typeof OrderState>
+
+/**
+ * The war's orders, last seen first, with their state as of `asOf` (rules in sql/0008 and
+ * the OrderState descriptions). An order is "in the feed" when it was seen at the war's
+ * latest full-status tick.
+ */
+async function states(sql: Sql, f: { warId: number; asOf: Date; limit: number }): Promise<OrderState[]> {
+  return [...(await sql<OrderState[]>`
+    WITH latest AS (SELECT max(captured_at) AS t FROM full_status_ticks WHERE war_id = ${f.warId})
+    SELECT o.order_id32 AS "orderId32", o.war_id AS "warID", o.title, o.briefing, o.task_description AS description,
+           CASE WHEN o.completed_at IS NOT NULL THEN 'completed'
+                WHEN x.expires_at <= ${f.asOf} THEN 'failed'
+                WHEN o.last_seen_at < (SELECT t FROM latest) THEN 'withdrawn'
+                ELSE 'active' END AS status,
+           coalesce(mo_tasks_done(o.tasks, p.progress), 0) AS "tasksDone",
+           greatest(jsonb_array_length(coalesce(o.tasks, '[]')), jsonb_array_length(coalesce(p.progress, '[]'))) AS "tasksTotal",
+           x.expires_at AS "expiresAt", o.completed_at AS "completedAt",
+           o.first_seen_at AS "firstSeenAt", o.last_seen_at AS "lastSeenAt",
+           (SELECT coalesce(jsonb_agg(jsonb_build_object(
+                     'index', i, 'type', (task ->> 'type')::int, 'value', v, 'target', CASE WHEN target > 0 THEN target END,
+                     'done', coalesce(mo_task_done(task, v), false),
+                     'fraction', CASE WHEN target > 0 AND v IS NOT NULL THEN least(v / target, 1)::float8 END) ORDER BY i), '[]')
+            FROM generate_series(0, greatest(jsonb_array_length(coalesce(o.tasks, '[]')), jsonb_array_length(coalesce(p.progress, '[]'))) - 1) AS i
+            CROSS JOIN LATERAL (SELECT o.tasks -> i AS task, (p.progress ->> i)::numeric AS v) tv
+            CROSS JOIN LATERAL (SELECT mo_task_target(tv.task) AS target) tt) AS tasks,
+           o.rewards, o.reward_medals AS "rewardMedals"
+    FROM major_orders o
+    CROSS JOIN LATERAL (SELECT o.last_seen_at + make_interval(secs => o.expires_in_last_seen) AS expires_at) x
+    LEFT JOIN LATERAL (
+      SELECT progress FROM major_order_progress WHERE order_id32 = o.order_id32 ORDER BY captured_at DESC LIMIT 1
+    ) p ON true
+    WHERE o.war_id = ${f.warId}
+    ORDER BY o.last_seen_at DESC, o.order_id32 DESC
+    LIMIT ${f.limit}`)]
+}
+
 // ------------------------------------------------------------------ writes (full-status collector)
 
 export interface OrderInput {
@@ -118,8 +190,14 @@ export async function upsertWithProgress(tx: Tx, at: Date, warId: number, orders
     SELECT ${at}, r.order_id32, ${warId}, r.progress
     FROM jsonb_to_recordset(${json}::text::jsonb) AS r(order_id32 bigint, progress jsonb)
     ON CONFLICT DO NOTHING`
+  // The first snapshot with every task done (rule in sql/0008); a replayed older tick can move it earlier.
+  await tx`
+    UPDATE major_orders o SET completed_at = ${at}
+    FROM jsonb_to_recordset(${json}::text::jsonb) AS r(order_id32 bigint, progress jsonb)
+    WHERE o.order_id32 = r.order_id32 AND (o.completed_at IS NULL OR o.completed_at > ${at})
+      AND jsonb_array_length(r.progress) > 0 AND mo_tasks_done(o.tasks, r.progress) = jsonb_array_length(r.progress)`
   return { majorOrders: upserted.count, majorOrderProgress: progress.count }
 }
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
-export const reads = { orders, progress }
+export const reads = { orders, progress, states }

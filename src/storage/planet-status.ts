@@ -62,6 +62,45 @@ async function hourly(sql: Sql, warId: number, planetIndex: number, from: Date, 
     ORDER BY bucket`)]
 }
 
+/** A planet of the liberation view: its lookup data and its ticks in the window, oldest first. */
+export interface PlanetWindow {
+  planetIndex: number
+  planetName: string
+  sectorName: string | null
+  maxHealth: number
+  ticks: PlanetPoint[]
+}
+
+/**
+ * The planets in the war's current campaigns (or the one planet asked for), each with its
+ * ticks in (from, to]; a planet unknown for the war is left out.
+ */
+async function windows(sql: Sql, f: { warId: number; planetIndex?: number; from: Date; to: Date }): Promise<PlanetWindow[]> {
+  const planets = await sql<Omit<PlanetWindow, 'ticks'>[]>`
+    SELECT p.planet_index AS "planetIndex", p.name AS "planetName", p.sector_name AS "sectorName", p.max_health AS "maxHealth"
+    FROM planets p
+    WHERE p.war_id = ${f.warId} AND ${f.planetIndex === undefined
+      ? sql`p.planet_index IN (SELECT planet_index FROM campaigns WHERE war_id = ${f.warId})`
+      : sql`p.planet_index = ${f.planetIndex}`}
+    ORDER BY p.planet_index`
+  if (!planets.length) return []
+  const ticks = await sql<(PlanetPoint & { planetIndex: number })[]>`
+    SELECT planet_index AS "planetIndex", captured_at AS t, owner, health, regen_per_second AS "regenPerSecond", players
+    FROM planet_status_snapshots
+    WHERE war_id = ${f.warId} AND planet_index IN ${sql(planets.map((p) => p.planetIndex))}
+      AND captured_at > ${f.from} AND captured_at <= ${f.to}
+    ORDER BY planet_index, captured_at`
+  const byPlanet = new Map<number, PlanetPoint[]>(planets.map((p) => [p.planetIndex, []]))
+  for (const { planetIndex, ...tick } of ticks) byPlanet.get(planetIndex)!.push(tick)
+  return planets.map((p) => ({ ...p, ticks: byPlanet.get(p.planetIndex)! }))
+}
+
+/** The war's latest status tick time; null before the first. */
+async function latestTickAt(sql: Sql, warId: number): Promise<Date | null> {
+  const [row] = await sql<{ t: Date | null }[]>`SELECT max(captured_at) AS t FROM full_status_ticks WHERE war_id = ${warId}`
+  return row?.t ?? null
+}
+
 // ------------------------------------------------------------------ writes (full-status collector)
 
 export interface PlanetStatusInput {
@@ -80,8 +119,58 @@ export async function insert(tx: Tx, at: Date, warId: number, planets: PlanetSta
     FROM jsonb_to_recordset(${JSON.stringify(planets)}::text::jsonb) AS r(
       planet_index integer, owner smallint, health bigint, regen_per_second double precision, players integer)`
   await invalidateRollups(tx, 'planet_status_snapshots', at)
+  if (planets.length) await recordOwnerChanges(tx, at, warId, planets[0]!.planet_index)
+  return r.count
+}
+
+/**
+ * The owner changes of the tick at `at` against each planet's row before it (sql/0008).
+ * The newest tick (the usual case) compares with the rows of the war's latest earlier
+ * instant in one join (nothing lies between them; a planet missing there looks further
+ * back, row by row); a tick written late also moves the
+ * event of each planet's next tick, through planet_owner_changes_rebuild.
+ */
+async function recordOwnerChanges(tx: Tx, at: Date, warId: number, somePlanet: number): Promise<void> {
+  const [next] = await tx<{ t: Date }[]>`
+    SELECT captured_at AS t FROM planet_status_snapshots
+    WHERE war_id = ${warId} AND planet_index = ${somePlanet} AND captured_at > ${at} ORDER BY captured_at LIMIT 1`
+  if (next) {
+    await tx`SELECT planet_owner_changes_rebuild(${warId}, ${at}, ${next.t})`
+    return
+  }
+  await tx`
+    INSERT INTO planet_owner_changes (captured_at, war_id, planet_index, from_owner, to_owner)
+    SELECT s.captured_at, s.war_id, s.planet_index, x.prev, s.owner
+    FROM planet_status_snapshots s
+    LEFT JOIN planet_status_snapshots p ON p.war_id = s.war_id AND p.planet_index = s.planet_index
+      AND p.captured_at = (SELECT max(captured_at) FROM planet_status_snapshots WHERE war_id = ${warId} AND captured_at < ${at})
+    CROSS JOIN LATERAL (SELECT coalesce(p.owner, (
+      SELECT b.owner FROM planet_status_snapshots b
+      WHERE b.war_id = s.war_id AND b.planet_index = s.planet_index AND b.captured_at < s.captured_at
+      ORDER BY b.captured_at DESC LIMIT 1)) AS prev) x
+    WHERE s.war_id = ${warId} AND s.captured_at = ${at} AND x.prev <> s.owner
+    ON CONFLICT DO NOTHING`
+}
+
+export interface CampaignInput {
+  campaign_id: number
+  planet_index: number
+  type: number
+  count: number
+}
+
+/** The campaigns of the war at a tick, replacing those of an older tick (a replayed older tick changes nothing). */
+export async function replaceCampaigns(tx: Tx, at: Date, warId: number, campaigns: CampaignInput[]): Promise<number> {
+  const [newer] = await tx`SELECT 1 FROM campaigns WHERE war_id = ${warId} AND updated_at > ${at} LIMIT 1`
+  if (newer) return 0
+  await tx`DELETE FROM campaigns WHERE war_id = ${warId}`
+  const r = await tx`
+    INSERT INTO campaigns (war_id, campaign_id, planet_index, type, count, updated_at)
+    SELECT ${warId}, r.campaign_id, r.planet_index, r.type, r.count, ${at}
+    FROM jsonb_to_recordset(${JSON.stringify(campaigns)}::text::jsonb) AS r(campaign_id bigint, planet_index integer, type integer, count integer)
+    ON CONFLICT DO NOTHING`
   return r.count
 }
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
-export const reads = { history, ticks, hourly }
+export const reads = { history, ticks, hourly, windows, latestTickAt }

@@ -78,6 +78,15 @@ async function latestValue(sql: Sql, s: DiverSource): Promise<number | null> {
   return row?.v ?? null
 }
 
+/** The series' latest row at or before `at` (of all, when `at` is null): its time and raw value. */
+async function valueAtOrBefore(sql: Sql, s: DiverSource, at: Date | null): Promise<{ at: Date; v: number } | null> {
+  const [row] = await sql<{ at: Date; v: number }[]>`
+    SELECT captured_at AS at, ${rawValue(sql, s)} AS v FROM player_count_snapshots
+    WHERE ${series(sql, s)} ${at ? sql`AND captured_at <= ${at}` : sql``}
+    ORDER BY captured_at DESC LIMIT 1`
+  return row ?? null
+}
+
 export interface BucketRow {
   t: Date
   /** round(sum / n) */
@@ -179,4 +188,4 @@ export async function insertPcstore(tx: Tx, at: Date, game: GameName, count: num
 export const invalidate = (tx: Tx, at: Date) => invalidateRollups(tx, 'player_count_snapshots', at)
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
-export const reads = { history, firstRowAt, hasRowAtOrBefore, hasRowIn, latestValue, buckets, firstTimeOf, pcstoreDue }
+export const reads = { history, firstRowAt, hasRowAtOrBefore, hasRowIn, latestValue, valueAtOrBefore, buckets, firstTimeOf, pcstoreDue }

@@ -50,3 +50,41 @@ export async function refreshRollups(sql: Sql, edition: Edition, now?: Date): Pr
 export async function invalidateRollups(sql: Sql | Tx, table: 'player_count_snapshots' | 'planet_status_snapshots' | 'war_summary_snapshots', from: Date): Promise<void> {
   await sql`SELECT rollup_invalidate(${table}, ${from})`
 }
+
+type SourceTable = 'player_count_snapshots' | 'planet_status_snapshots' | 'war_summary_snapshots'
+
+/** The continuous aggregates (Community) over each raw table, finest first (each coarser one reads the one before). */
+const CAGGS: Record<SourceTable, readonly { name: string; seconds: number }[]> = {
+  player_count_snapshots: PLAYER_COUNT_ROLLUPS,
+  planet_status_snapshots: [{ name: 'planet_status_1h', seconds: 3600 }],
+  war_summary_snapshots: [{ name: 'war_summary_1d', seconds: 86_400 }],
+}
+
+/**
+ * The refreshes that make rows written at `at` visible in the continuous aggregates: one
+ * CALL per level for the bucket holding `at`, finest first. A continuous aggregate serves
+ * its materialized buckets as they were until a refresh covers them, so a row written
+ * below its watermark (a late tick, a spool replayed after an outage) would otherwise
+ * wait for the next policy run. As statements with parameters: the test runs them on the
+ * PGlite TimescaleDB build, the service through postgres.js.
+ */
+export function lateRowRefreshes(table: SourceTable, at: Date): { text: string; params: [string, string, string] }[] {
+  return CAGGS[table].map(({ name, seconds }) => {
+    const lo = timeBucket(seconds, at)
+    const hi = new Date(lo.getTime() + seconds * 1000)
+    return { text: 'CALL refresh_continuous_aggregate($1::regclass, $2::timestamptz, $3::timestamptz)', params: [name, lo.toISOString(), hi.toISOString()] }
+  })
+}
+
+/** Rows older than this may lie below a continuous aggregate's watermark (its smallest end_offset, sql/0004). */
+export const LATE_AFTER_MS = 5 * 60_000
+
+/**
+ * On Community: after a commit that wrote rows into `table` at `at` more than LATE_AFTER_MS
+ * ago, refresh the buckets holding them (outside the write's transaction: a refresh
+ * cannot run inside one). Other editions keep exact through rollup_invalidate.
+ */
+export async function refreshLateRows(sql: Sql, edition: Edition, table: SourceTable, at: Date, now: Date): Promise<void> {
+  if (refreshesOwnRollups(edition) || now.getTime() - at.getTime() < LATE_AFTER_MS) return
+  for (const r of lateRowRefreshes(table, at)) await sql.unsafe(r.text, r.params)
+}

@@ -75,6 +75,16 @@ function history(sql: Sql, f: { warId: number; range: TimeRange }, p: Page): Pro
   return timePage<WarSummaryRow>(sql, series, f.range, p, selectRow(sql, WarSummaryRow, { warID: sql`war_id`, timestamp: sql`captured_at` }))
 }
 
+/** The war's latest tick at or before `at` (the latest of all when `at` is null); null when there is none. */
+async function tickAtOrBefore(sql: Sql, warId: number, at: Date | null): Promise<WarSummaryRow | null> {
+  const [row] = await sql<WarSummaryRow[]>`
+    SELECT ${selectRow(sql, WarSummaryRow, { warID: sql`war_id`, timestamp: sql`captured_at` })}
+    FROM war_summary_snapshots
+    WHERE war_id = ${warId} ${at ? sql`AND captured_at <= ${at}` : sql``}
+    ORDER BY captured_at DESC LIMIT 1`
+  return row ?? null
+}
+
 /** The galaxy counters of one full-status tick. */
 export async function insert(tx: Tx, at: Date, warId: number, warTime: number, counters: WarCounters): Promise<number> {
   const row = { captured_at: at, war_id: warId, upstream_war_time: warTime, ...counterColumns(counters) }
@@ -84,4 +94,4 @@ export async function insert(tx: Tx, at: Date, warId: number, warTime: number, c
 }
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
-export const reads = { history }
+export const reads = { history, tickAtOrBefore }

@@ -35,6 +35,8 @@ export const WarState = t.Object(
   {
     war: WarRecord,
     planets: t.Array(PlanetWarInfoRow, { description: 'Planet war info rows, ordered by indexID' }),
+    dataCapturedAt: Nullable(Timestamp(), 'Latest refresh of the planet rows (the newest updatedAt); null without planets'),
+    dataAgeSeconds: Nullable(t.Integer(), 'Seconds since dataCapturedAt when this body was made (the body is cached up to 30 s: add the Age of a cached copy)'),
   },
   { description: 'War state' },
 )
@@ -56,7 +58,7 @@ export const SectorRow = t.Object({ name: t.String({ description: 'Sector name' 
 export const FactionRow = t.Object({ id: t.Integer({ description: 'Faction id (the owner values)' }), name: t.String({ description: 'Faction name' }) })
 
 /** The war (the latest war id when `warId` is undefined) and its planets; null when no such war. */
-async function warState(sql: Sql, f: { warId?: number; planetIndex?: number }): Promise<WarState | null> {
+async function warState(sql: Sql, f: { warId?: number; planetIndex?: number }): Promise<Omit<WarState, 'dataAgeSeconds'> | null> {
   const [war] = await sql<Static<typeof WarRecord>[]>`
     SELECT ${selectRow(sql, WarRecord, { warID: sql`war_id` })}
     FROM wars
@@ -78,7 +80,8 @@ async function warState(sql: Sql, f: { warId?: number; planetIndex?: number }): 
     WHERE i.war_id = ${war.warID}
     ${f.planetIndex === undefined ? sql`` : sql`AND i.planet_index = ${f.planetIndex}`}
     ORDER BY i.planet_index`
-  return { war, planets: [...planets] }
+  const dataCapturedAt = planets.reduce<Date | null>((max, p) => (max === null || p.updatedAt > max ? p.updatedAt : max), null)
+  return { war, planets: [...planets], dataCapturedAt }
 }
 
 /** The planet lookup table of every stored war, by war then index. */

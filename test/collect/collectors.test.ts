@@ -95,6 +95,7 @@ describeOnEachDatabase('collectors', (target) => {
     const summary = await collect(runner, 'full-status')
     expect(summary.written).toEqual({
       planetStatus: status.planetStatus.length,
+      campaigns: status.campaigns.length,
       warSummary: 1,
       majorOrders: orders.length,
       majorOrderProgress: orders.length,

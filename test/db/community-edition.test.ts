@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { migrationsFor } from '../../src/db/migrate.ts'
-import { PLAYER_COUNT_ROLLUPS } from '../../src/storage/rollups.ts'
+import { lateRowRefreshes, PLAYER_COUNT_ROLLUPS } from '../../src/storage/rollups.ts'
 
 /**
  * TimescaleDB Community cannot be installed on this machine, so its DDL (continuous
@@ -78,6 +78,21 @@ if (typeof fork === 'string') {
       await expectExact()
       for (const r of PLAYER_COUNT_ROLLUPS) await db.exec(`CALL refresh_continuous_aggregate('${r.name}', NULL, now() - interval '1 hour')`)
       await insertHours(1, 0)
+      await expectExact()
+    })
+
+    test('rows written below the materialized buckets (a late tick) are exact once their buckets are refreshed, finest level first', async () => {
+      for (const r of PLAYER_COUNT_ROLLUPS) await db.exec(`CALL refresh_continuous_aggregate('${r.name}', NULL, now() - interval '1 hour')`)
+      await expectExact()
+      // A tick two days late: below every watermark, so the real-time part does not see it.
+      const [{ at }] = (await db.query<{ at: string }>(`SELECT (date_trunc('minute', now()) - interval '2 days' + interval '7 seconds')::text AS at`)).rows as [{ at: string }]
+      await db.exec(`
+        INSERT INTO player_count_snapshots (captured_at, game_name, source, api_total_player_count, upstream_war_time, war_id)
+        VALUES ('${at}', 'Game 2', 'upstream', 99999, 1, 801)`)
+      const stale = await rolled('player_count_5m')
+      expect(stale.rows).not.toEqual((await raw(300)).rows)
+      // What the service does after such a commit (storage/rollups.ts refreshLateRows).
+      for (const statement of lateRowRefreshes('player_count_snapshots', new Date(at))) await db.query(statement.text, statement.params)
       await expectExact()
     })
   })

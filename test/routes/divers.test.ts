@@ -160,14 +160,21 @@ describe('diver history source rule (embedded)', () => {
     expect(await source('all')).toBe('api')
   })
 
-  test('pcstore rows in the window → pcstore, unless api covers the window start', async () => {
+  test('short ranges: api whenever it has rows in the window; long ranges: pcstore unless api covers the window start; coverage says how much', async () => {
     await sql`
       INSERT INTO player_count_snapshots (captured_at, game_name, source, pcstore_player_count, console_player_count, total_player_count)
       SELECT ${t0}::timestamptz + make_interval(secs => g), 'Game 2', 'pcstore', 500, 0, 500
       FROM generate_series(0, 2 * 86400 - 60, 600) AS g`
     h.changed('player-counts')
-    expect(await source('7d')).toBe('pcstore')
-    expect(await source('24h')).toBe('api')
+    const covered = (body: any) => (Date.parse(body.to) - Math.max(Date.parse(body.from), t0.getTime())) / (Date.parse(body.to) - Date.parse(body.from))
+    for (const [range, want] of [['24h', 'api'], ['7d', 'api'], ['30d', 'pcstore'], ['90d', 'pcstore']] as const) {
+      const body = (await h.get(`/divers/history?range=${range}`)).body
+      expect(body.source).toBe(want)
+      // Both series start at t0 (two days ago).
+      expect(body.coverage).toBeCloseTo(covered(body), 3)
+    }
+    expect((await h.get('/divers/history?range=24h')).body.coverage).toBe(1)
+    expect((await h.get('/divers/history?range=7d')).body.coverage).toBeLessThan(0.3)
     // Both series start at the same time: the tie goes to api.
     const all = await h.get('/divers/history?range=all')
     expect(all.body.source).toBe('api')

@@ -45,6 +45,8 @@ test('/player-count: upstream and pcstore figures, sums, sources', async () => {
   expect(want.gameActive).toBeGreaterThan(0)
   expect(res.body).toEqual({
     capturedAt: expect.any(String),
+    dataCapturedAt: expect.any(String),
+    dataAgeSeconds: expect.any(Number),
     gameActive: want.gameActive,
     game1: { pcstore: want.game1, console: 0, total: want.game1 },
     game2: { pcstore: want.game2, console: 0, total: want.game2 },

@@ -20,6 +20,10 @@ const READ_ROUTES = [
   '/historical-major-orders',
   '/historical-major-orders/{orderId}/progress',
   '/historical-dispatches',
+  '/major-orders',
+  '/planets/liberation',
+  '/war/trends',
+  '/timeline',
 ]
 
 let h: Harness

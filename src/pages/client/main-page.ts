@@ -1,0 +1,199 @@
+/**
+ * Main page: the live diver count (cross-platform and per store, with its age), the 24 h
+ * and all-time peaks, the diver-history chart over five ranges (source, peak and low,
+ * timeline events) and the war's trend deltas.
+ */
+import { TimeChart, type LineMark } from './chart.ts'
+import { ageOf, api, duration, empty, every, fill, h, int, markMissing, section, signed, utc } from './common.ts'
+import type { DiverHistory, Paged, PlayerCount, TimelineItem, Trends } from './types.ts'
+
+const RANGES = ['24h', '7d', '30d', '90d', 'all'] as const
+type Range = (typeof RANGES)[number]
+
+const SOURCE_TEXT: Record<string, string> = {
+  api: 'upstream cross-platform total (a row every ~15 s)',
+  pcstore: 'PC store total (a row every ~10 min)',
+}
+
+// Cadences: /player-count answers from 15 s feed caches; the history moves by one bucket
+// (≥ 10 min) at most, so a minute is plenty.
+const LIVE_MS = 15_000
+const HISTORY_MS = 60_000
+const TRENDS_MS = 60_000
+
+export function mainPage(app: HTMLElement) {
+  fill(app)
+  app.append(h('h1', {}, 'Divers online'))
+  const live = section(app, 'live', 'Live count')
+  const peaks = section(app, 'peaks', 'Peaks')
+  const history = section(app, 'history', 'Diver history')
+  const trends = section(app, 'trends', 'Trends')
+
+  // ---- live count
+  let lastLive: PlayerCount | null = null
+  const drawLive = () => {
+    if (!lastLive) return
+    const p = lastLive
+    // Data age: the capture time of the data used when the API gives it (issue 14), else
+    // the time of the answer (the feeds behind it are at most 15 s old).
+    const at = p.dataCapturedAt ?? p.capturedAt
+    const store = (label: string, value: number, source: string) =>
+      h('div', { class: 'stat' }, h('span', { class: 'label' }, label), h('span', { class: 'value', 'data-testid': `live-${label}` }, source === 'unavailable' ? 'unavailable' : int(value)))
+    fill(
+      live,
+      h(
+        'div',
+        { class: 'hero' },
+        h('span', { class: 'big', id: 'live-total' }, p.sources.gameActive === 'unavailable' ? '–' : int(p.gameActive)),
+        h('span', { class: 'label' }, p.sources.gameActive === 'unavailable' ? 'cross-platform count unavailable: the upstream feed did not answer' : 'cross-platform, from the upstream war status'),
+      ),
+      h('div', { class: 'stats' }, store('Game 2 (PC store)', p.game2.pcstore, p.sources.game2), store('Game (PC store)', p.game1.pcstore, p.sources.game1), store('PC stores together', p.all.pcstore, p.sources.game1 === 'unavailable' && p.sources.game2 === 'unavailable' ? 'unavailable' : 'pcstore')),
+      h(
+        'p',
+        { class: 'age', id: 'live-age' },
+        p.dataAgeSeconds != null
+          ? `Data age ${duration(p.dataAgeSeconds)} (captured ${utc(at)}); refreshed every ${LIVE_MS / 1000} s.`
+          : `Data age: live, fetched ${utc(at)} (${duration(ageOf(at))} ago) from feeds cached at most 15 s; refreshed every ${LIVE_MS / 1000} s.`,
+      ),
+    )
+  }
+  every(LIVE_MS, async () => {
+    const got = await api<PlayerCount>('/player-count')
+    if (got.ok) {
+      lastLive = got.data
+      drawLive()
+    } else fill(live, empty(`Live count unavailable: ${got.message}. Retrying every ${LIVE_MS / 1000} s.`, 'error'))
+  })
+
+  // ---- chart
+  const bar = h('div', { class: 'ranges', role: 'group', 'aria-label': 'Range' })
+  const caption = h('div', { class: 'caption', id: 'history-caption' })
+  const note = h('div', { class: 'chart-note' })
+  history.append(bar, note)
+  const chart = new TimeChart(history, [{ label: 'Divers', color: '--series1', scale: 'divers' }])
+  chart.el.id = 'divers-chart'
+  history.append(caption)
+  const initial = new URLSearchParams(location.search).get('range')
+  let range: Range = (RANGES as readonly string[]).includes(initial ?? '') ? (initial as Range) : '24h'
+  let allTime: DiverHistory | null = null
+  const buttons = RANGES.map((r) =>
+    h('button', { type: 'button', 'data-range': r, 'aria-pressed': String(r === range), onclick: () => select(r) }, r),
+  )
+  bar.append(...buttons)
+
+  const drawHistory = async () => {
+    const shown = range
+    const [got, events] = await Promise.all([api<DiverHistory>(`/divers/history?range=${shown}`), timelineFor(shown)])
+    if (shown !== range) return // a newer selection is loading
+    if (!got.ok) {
+      chart.el.hidden = true
+      fill(note, empty(`Diver history unavailable: ${got.message}.`, 'error'))
+      fill(caption)
+      return
+    }
+    const d = got.data
+    chart.el.dataset.range = d.range
+    if (d.points.length === 0) {
+      chart.set([], [[]])
+      chart.el.hidden = true
+      const since = allTime?.points.length ? ` Collecting since ${utc(allTime.from)}.` : ''
+      fill(note, empty(`No diver counts in this range yet: the player-count collector has stored nothing between ${utc(d.from)} and ${utc(d.to)}.${since}`))
+      fill(caption)
+      return
+    }
+    chart.el.hidden = false
+    const xs = d.points.map((p) => Date.parse(p.t) / 1000)
+    const ys = d.points.map((p) => p.v)
+    const marks = []
+    if (d.stats.peak) marks.push({ t: Date.parse(d.stats.peak.at) / 1000, v: d.stats.peak.value, label: `peak ${int(d.stats.peak.value)}`, series: 0 })
+    if (d.stats.low) marks.push({ t: Date.parse(d.stats.low.at) / 1000, v: d.stats.low.value, label: `low ${int(d.stats.low.value)}`, series: 0 })
+    chart.set(xs, [ys], { points: marks, lines: events.lines, window: [Date.parse(d.from) / 1000, Date.parse(d.to) / 1000] })
+    fill(note, events.note ? h('p', { class: 'hint' }, events.note) : null)
+    const coverage = d.coverage === undefined ? null : `coverage ${Math.round(d.coverage * 100)} %`
+    fill(
+      caption,
+      h('span', { id: 'history-source', 'data-source': d.source }, `Source: ${SOURCE_TEXT[d.source] ?? d.source}`),
+      h('span', {}, `${d.points.length} points, ${duration(d.bucketSeconds)} buckets${coverage ? `, ${coverage}` : ''}`),
+      h('span', {}, `Peak ${d.stats.peak ? `${int(d.stats.peak.value)} at ${utc(d.stats.peak.at)}` : '–'}; low ${d.stats.low ? `${int(d.stats.low.value)} at ${utc(d.stats.low.at)}` : '–'}; average ${int(d.stats.avg)}`),
+    )
+  }
+  const poller = every(HISTORY_MS, drawHistory)
+  function select(r: Range) {
+    range = r
+    for (const b of buttons) b.setAttribute('aria-pressed', String(b.dataset.range === r))
+    const url = new URL(location.href)
+    url.searchParams.set('range', r)
+    window.history.replaceState(null, '', url)
+    poller.now()
+  }
+
+  // ---- peaks: 24 h and all time (the "all" answer also says since when data is collected)
+  every(HISTORY_MS, async () => {
+    const [day, all] = await Promise.all([api<DiverHistory>('/divers/history?range=24h'), api<DiverHistory>('/divers/history?range=all')])
+    if (all.ok) allTime = all.data
+    const peak = (label: string, id: string, got: typeof day) =>
+      h(
+        'div',
+        { class: 'stat' },
+        h('span', { class: 'label' }, label),
+        h('span', { class: 'value', id }, got.ok ? (got.data.stats.peak ? int(got.data.stats.peak.value) : 'no data yet') : 'unavailable'),
+        h('span', { class: 'sub' }, got.ok && got.data.stats.peak ? `${utc(got.data.stats.peak.at)} · ${got.data.source === 'api' ? 'upstream' : 'PC store'} series` : ''),
+      )
+    fill(
+      peaks,
+      h('div', { class: 'stats' }, peak('24-hour peak', 'peak-24h', day), peak('All-time peak', 'peak-all', all)),
+      all.ok && all.data.points.length > 0 ? h('p', { class: 'age' }, `Collecting since ${utc(all.data.from)}.`) : null,
+    )
+  })
+
+  // ---- trend deltas of the war summary (issue 14's /war/trends; "not available" before it)
+  every(TRENDS_MS, async () => {
+    const got = await api<Trends>('/war/trends', { optional: true })
+    if (!got.ok) {
+      // Without the route, /war/:warId takes the path and refuses "trends" as a war id.
+      const absent = got.absent || (got.status === 400 && got.message.includes('warId'))
+      if (absent) markMissing('/war/trends')
+      fill(trends, empty(absent ? 'Trend deltas are not available on this server (no /war/trends route).' : `Trends unavailable: ${got.message}.`, absent ? 'absent' : 'error'))
+      return
+    }
+    const names = Object.keys(got.data.windows)
+    const rows: [string, (w: Trends['windows'][string]) => number | null | undefined][] = [
+      ['Divers', (w) => w.divers?.change],
+      ['Missions won', (w) => w.deltas?.missionsWon],
+      ['Missions lost', (w) => w.deltas?.missionsLost],
+      ['Terminid kills', (w) => w.deltas?.bugKills],
+      ['Automaton kills', (w) => w.deltas?.automatonKills],
+      ['Illuminate kills', (w) => w.deltas?.illuminateKills],
+      ['Deaths', (w) => w.deltas?.deaths],
+    ]
+    const anyData = names.some((n) => got.data.windows[n]?.deltas || got.data.windows[n]?.divers)
+    if (!anyData) {
+      fill(trends, empty('No trend yet: the full-status collector needs two ticks in a window before it has a difference to show.'))
+      return
+    }
+    fill(
+      trends,
+      h(
+        'div',
+        { class: 'scroll' },
+        h(
+          'table',
+          { class: 'trends', id: 'trends-table' },
+          h('thead', {}, h('tr', {}, h('th', {}, 'Change over'), ...names.map((n) => h('th', { class: 'num' }, n)))),
+          h('tbody', {}, ...rows.map(([label, f]) => h('tr', {}, h('th', {}, label), ...names.map((n) => h('td', { class: 'num' }, signed(f(got.data.windows[n]!))))))),
+        ),
+      ),
+    )
+  })
+}
+
+/** Timeline events in the window of a range, as chart lines (none, with a note, when the route is absent). */
+async function timelineFor(range: Range): Promise<{ lines: LineMark[]; note: string | null }> {
+  const spanDays: Record<Range, number | null> = { '24h': 1, '7d': 7, '30d': 30, '90d': 90, all: null }
+  const days = spanDays[range]
+  const from = days === null ? '' : `&from=${encodeURIComponent(new Date(Date.now() - days * 86_400_000).toISOString())}`
+  const got = await api<Paged<TimelineItem>>(`/timeline?limit=200${from}`, { optional: true })
+  if (!got.ok) return { lines: [], note: got.absent ? 'Event markers are not available on this server (no /timeline route).' : `Event markers unavailable: ${got.message}.` }
+  const lines = got.data.items.map((e) => ({ t: Date.parse(e.at) / 1000, label: e.title ?? e.planetName ?? e.type }))
+  return { lines, note: lines.length ? `Dashed lines: ${lines.length} war events (liberations, losses, major orders, dispatches).` : null }
+}

@@ -1,0 +1,67 @@
+/**
+ * The dashboard pages (issue 15): `/`, `/war`, `/planet/:planetId`, `/dispatches`, their
+ * bundled assets under /assets/ and the icon. The pages read only the public /api/v1 routes
+ * from the browser; this plugin serves files and nothing else (no database, no feeds).
+ * Security headers (a page CSP allowing only this origin) come from http/security.ts.
+ */
+import { Elysia } from 'elysia'
+import type { Logger } from '../log.ts'
+import { type Asset, type Bundle, pageBundle } from './bundle.ts'
+import { FAVICON_SVG, type PageName, pageHtml, unavailableHtml } from './html.ts'
+
+const HTML = 'text/html; charset=utf-8'
+// HTML names the hashed assets: always revalidated. Hashed assets never change.
+const HTML_CACHE = 'no-cache'
+const ASSET_CACHE = 'public, max-age=31536000, immutable'
+
+const acceptsGzip = (request: Request) => /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')
+
+function serveAsset(asset: Asset, request: Request): Response {
+  const gzip = acceptsGzip(request)
+  return new Response(gzip ? asset.gzip : asset.body, {
+    headers: {
+      'content-type': asset.type,
+      'cache-control': ASSET_CACHE,
+      vary: 'Accept-Encoding',
+      ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+    },
+  })
+}
+
+const notFound = () => new Response('not found\n', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } })
+
+export const pageRoutes = (log: Logger) => {
+  const ready = pageBundle()
+  // Built at start-up; a failure is logged once and every page answers 503 saying so.
+  const bundle: Promise<Bundle | null> = ready.then(
+    (b) => {
+      log.info('pages built', { js: b.js.name, css: b.css.name, buildMs: b.buildMs })
+      return b
+    },
+    (err: unknown) => {
+      log.error('pages could not be built', { error: err instanceof Error ? err.message : String(err) })
+      return null
+    },
+  )
+  const page = (name: PageName) => async () => {
+    const b = await bundle
+    if (!b) return new Response(unavailableHtml, { status: 503, headers: { 'content-type': HTML, 'cache-control': 'no-store' } })
+    return new Response(pageHtml(name, b), { headers: { 'content-type': HTML, 'cache-control': HTML_CACHE } })
+  }
+  const detail = { hide: true }
+  return new Elysia({ name: 'pages' })
+    .get('/', page('main'), { detail })
+    .get('/war', page('war'), { detail })
+    .get('/dispatches', page('dispatches'), { detail })
+    .get('/planet/:planetId', ({ params }) => (/^\d{1,10}$/.test(params.planetId) ? page('planet')() : notFound()), { detail })
+    .get(
+      '/assets/:file',
+      async ({ params, request }) => {
+        const b = await bundle
+        const asset = b && [b.js, b.css].find((a) => a.name === params.file)
+        return asset ? serveAsset(asset, request) : notFound()
+      },
+      { detail },
+    )
+    .get('/favicon.svg', () => new Response(FAVICON_SVG, { headers: { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' } }), { detail })
+}

@@ -1,0 +1,208 @@
+/**
+ * The derived war view (README "War intelligence"): major orders with their state,
+ * liberation rate and ETA per planet, trend deltas, the event timeline. Computed from
+ * the stored rows at each request (never cached): the rules live in SQL (storage/) and in
+ * src/war/liberation.ts.
+ */
+import { Elysia, status, t } from 'elysia'
+import { dateString, timeRange } from '../http/dates.ts'
+import { errorResponses } from '../http/errors.ts'
+import { Paged, pageOf, paged, pagingQuery } from '../http/paging.ts'
+import { badRequest, integerString, parseInteger, planetIndexOf, PlanetIdQuery, warIdOf, WarIdQuery } from '../http/params.ts'
+import { httpPolicy } from '../http/policy.ts'
+import type { Store } from '../storage/index.ts'
+import { OrderState } from '../storage/major-orders.ts'
+import { Nullable, Timestamp } from '../storage/model.ts'
+import { EVENT_TYPES, TimelineEvent, type EventType } from '../storage/timeline.ts'
+import { CUMULATIVE_KEYS, WarCounters, type WarSummaryRow } from '../storage/war-summary.ts'
+import { liberation } from '../war/liberation.ts'
+import type { ReadContext } from './context.ts'
+
+const HOUR_MS = 3_600_000
+const ORDERS = { defaultLimit: 10, maxLimit: 100 }
+const TIMELINE = { defaultLimit: 100, maxLimit: 1000 }
+export const LIBERATION_WINDOW_HOURS = { default: 2, min: 1, max: 24 }
+export const TREND_WINDOWS = { '1h': 1, '24h': 24, '7d': 168 } as const
+
+const Rate = (description: string) => Nullable(t.Number(), description)
+
+const PlanetLiberation = t.Object({
+  planetIndex: t.Integer({ description: 'Planet index' }),
+  planetName: t.String({ description: 'Planet name' }),
+  sectorName: Nullable(t.String(), 'Sector name'),
+  maxHealth: t.Integer({ description: 'Maximum health' }),
+  owner: t.Integer({ description: 'Owner at the latest tick' }),
+  libPct: t.Number({ description: 'Liberation % at the latest tick (enemy planet: share of health removed; players\' planet: health left)' }),
+  players: t.Integer({ description: 'Players at the latest tick' }),
+  ratePctPerHour: Rate('Least-squares slope of libPct over the window since the last owner change; null with too few ticks'),
+  regenPctPerHour: t.Number({ description: 'Regeneration at the latest tick, in % of max health per hour' }),
+  impactPctPerHour: Rate('Enemy planet: rate + regeneration, what the players did; null on a players\' planet'),
+  samples: t.Integer({ description: 'Ticks the rate used' }),
+  since: Nullable(Timestamp(), 'First tick the rate used'),
+  outlook: t.Union([t.Literal('liberation'), t.Literal('loss'), t.Literal('stalemate'), t.Literal('unknown')], {
+    description: 'liberation/loss: where the rate leads and when; stalemate: the rate cannot reach either; unknown: too few ticks',
+  }),
+  eta: Nullable(Timestamp(), 'When libPct reaches 100 (liberation) or 0 (loss) at the current rate'),
+  etaHours: Rate('Hours from now to eta'),
+  capturedAt: Nullable(Timestamp(), 'Time of the latest tick'),
+  ageSeconds: Nullable(t.Integer(), 'Age of the latest tick'),
+})
+
+const Diff = t.Object({
+  from: Timestamp('Time of the older tick'),
+  to: Timestamp('Time of the newer tick'),
+  fromValue: t.Integer(),
+  toValue: t.Integer(),
+  change: t.Integer({ description: 'toValue - fromValue' }),
+})
+
+const TrendWindow = t.Object({
+  from: Nullable(Timestamp(), 'The war-summary tick the deltas start from: the latest at or before (latest tick - window)'),
+  to: Nullable(Timestamp(), 'The latest war-summary tick'),
+  deltas: t.Union([t.Partial(WarCounters), t.Null()], { description: 'Counter at `to` minus counter at `from`, for the cumulative counters; null without two ticks' }),
+  divers: t.Union([Diff, t.Null()], { description: 'Change of the upstream diver count over the same window (latest row vs the latest at or before latest - window)' }),
+})
+
+/** Counter deltas between two war-summary ticks (the cumulative counters only). */
+function deltas(from: WarSummaryRow, to: WarSummaryRow): Partial<WarCounters> {
+  const out: Partial<WarCounters> = {}
+  for (const key of CUMULATIVE_KEYS) out[key] = to[key] - from[key]
+  return out
+}
+
+async function trendWindow(storage: Store, warId: number, latest: WarSummaryRow | null, hours: number) {
+  const span = hours * HOUR_MS
+  const [older, diverNow] = await Promise.all([
+    latest ? storage.warSummary.tickAtOrBefore(warId, new Date(latest.timestamp.getTime() - span)) : null,
+    storage.playerCounts.valueAtOrBefore('api', null),
+  ])
+  const diverThen = diverNow ? await storage.playerCounts.valueAtOrBefore('api', new Date(diverNow.at.getTime() - span)) : null
+  return {
+    from: older?.timestamp ?? null,
+    to: older ? latest!.timestamp : null,
+    deltas: older && latest ? deltas(older, latest) : null,
+    divers: diverNow && diverThen
+      ? { from: diverThen.at, to: diverNow.at, fromValue: diverThen.v, toValue: diverNow.v, change: diverNow.v - diverThen.v }
+      : null,
+  }
+}
+
+const typesOf = (raw: string | undefined): EventType[] => {
+  if (raw === undefined || raw === '') return [...EVENT_TYPES]
+  const asked = raw.split(',')
+  const unknown = asked.filter((x) => !(EVENT_TYPES as readonly string[]).includes(x))
+  if (unknown.length) throw badRequest(`type must be a comma-separated list of ${EVENT_TYPES.join(', ')} (unknown: ${unknown.join(', ')})`)
+  return asked as EventType[]
+}
+
+export const intelligenceRoutes = (context: ReadContext) =>
+  new Elysia({ name: 'routes/intelligence', detail: { tags: ['war intelligence'] } })
+    .use(context)
+    .use(httpPolicy)
+    .guard({ noStore: true }, (app) =>
+      app
+        .get(
+          '/major-orders',
+          async ({ query, storage, warId, now }) => {
+            const limit = pageOf({ limit: query.limit }, ORDERS).limit
+            const war = warIdOf(query) ?? warId
+            const asOf = now()
+            return { warID: war, asOf, items: await storage.majorOrders.states({ warId: war, asOf, limit }) }
+          },
+          {
+            query: t.Object({ ...WarIdQuery, limit: pagingQuery(ORDERS).limit }),
+            response: {
+              200: t.Object({ warID: t.Integer(), asOf: Timestamp('The time the states were decided at'), items: t.Array(OrderState) }),
+              ...errorResponses,
+            },
+            detail: {
+              summary: 'Major orders with their derived state',
+              description:
+                'The war\'s orders, last seen first, with status, tasksDone, expiresAt, completedAt and per-task progress. Rules: README "War intelligence".',
+            },
+          },
+        )
+        .get(
+          '/planets/liberation',
+          async ({ query, storage, warId, now }) => {
+            const war = warIdOf(query) ?? warId
+            const planetIndex = planetIndexOf(query)
+            const hours = query.window === undefined ? LIBERATION_WINDOW_HOURS.default : parseInteger(query.window, 'window', LIBERATION_WINDOW_HOURS.min, LIBERATION_WINDOW_HOURS.max)
+            const asOf = now()
+            const windows = await storage.planetStatus.windows({ warId: war, planetIndex, from: new Date(asOf.getTime() - hours * HOUR_MS), to: asOf })
+            if (planetIndex !== undefined && !windows.length) return status(404, { error: `planet ${planetIndex} is not known for war ${war}` })
+            const items = windows.map(({ ticks, ...planet }) => {
+              const l = liberation(ticks, planet.maxHealth, asOf)
+              return l
+                ? { ...planet, ...l }
+                : { ...planet, owner: 0, libPct: 0, players: 0, ratePctPerHour: null, regenPctPerHour: 0, impactPctPerHour: null, samples: 0, since: null, outlook: 'unknown' as const, eta: null, etaHours: null, capturedAt: null, ageSeconds: null }
+            })
+            return { warID: war, asOf, windowHours: hours, items }
+          },
+          {
+            query: t.Object({
+              ...WarIdQuery,
+              ...PlanetIdQuery,
+              window: t.Optional(integerString('window', `Hours of status ticks the rate uses, ${LIBERATION_WINDOW_HOURS.min}..${LIBERATION_WINDOW_HOURS.max}. Default ${LIBERATION_WINDOW_HOURS.default}.`, '2')),
+            }),
+            response: {
+              200: t.Object({ warID: t.Integer(), asOf: Timestamp('Now'), windowHours: t.Integer(), items: t.Array(PlanetLiberation) }),
+              404: t.Object({ error: t.String() }, { description: 'Planet not known for the war' }),
+              ...errorResponses,
+            },
+            detail: {
+              summary: 'Liberation rate and ETA per planet',
+              description:
+                'Every planet in a current campaign (or the planet asked for): liberation %, its rate over the window, regeneration, player impact, and an ETA to liberation or loss, or stalemate. Formula: README "War intelligence". A planet without ticks in the window is listed with outlook unknown.',
+            },
+          },
+        )
+        .get(
+          '/war/trends',
+          async ({ query, storage, warId, now }) => {
+            const war = warIdOf(query) ?? warId
+            const latest = await storage.warSummary.tickAtOrBefore(war, null)
+            const [h1, h24, d7] = await Promise.all([TREND_WINDOWS['1h'], TREND_WINDOWS['24h'], TREND_WINDOWS['7d']].map((hours) => trendWindow(storage, war, latest, hours)))
+            return { warID: war, asOf: now(), windows: { '1h': h1!, '24h': h24!, '7d': d7! } }
+          },
+          {
+            query: t.Object(WarIdQuery),
+            response: {
+              200: t.Object({
+                warID: t.Integer(),
+                asOf: Timestamp('Now'),
+                windows: t.Object({ '1h': TrendWindow, '24h': TrendWindow, '7d': TrendWindow }),
+              }),
+              ...errorResponses,
+            },
+            detail: {
+              summary: 'Trend deltas of the war summary and the diver count',
+              description: 'Per cumulative counter, the change between the latest full-status tick and the latest tick at or before 1 h, 24 h and 7 d earlier, with both tick times; the upstream diver count likewise.',
+            },
+          },
+        )
+        .get(
+          '/timeline',
+          async ({ query, storage, warId, now }) => {
+            const page = pageOf(query, TIMELINE)
+            const asOf = now()
+            const range = timeRange(query, { now: asOf }, { start: 'from', end: 'to' })
+            const f = { warId: warIdOf(query) ?? warId, types: typesOf(query.type), range, asOf }
+            return paged(await storage.timeline.events(f, page), page)
+          },
+          {
+            query: t.Object({
+              ...WarIdQuery,
+              from: t.Optional(dateString('from', 'Start of the window (inclusive).', '2026-01-01')),
+              to: t.Optional(dateString('to', 'End of the window (inclusive; a bare date means the whole day).', '2026-01-02')),
+              type: t.Optional(t.String({ maxLength: 400, description: `Comma-separated event types: ${EVENT_TYPES.join(', ')}. Default all.` })),
+              ...pagingQuery(TIMELINE),
+            }),
+            response: { 200: Paged(TimelineEvent, 'A page of events, newest first'), ...errorResponses },
+            detail: {
+              summary: 'Event timeline',
+              description: 'Owner changes, major orders issued/completed/failed/withdrawn, dispatches and the start of the war, newest first. For chart markers.',
+            },
+          },
+        ),
+    )

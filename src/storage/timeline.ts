@@ -1,0 +1,75 @@
+/**
+ * The event timeline (chart markers): owner changes between status ticks
+ * (planet_owner_changes, kept by the full-status writes), major orders issued, completed,
+ * failed or withdrawn (major_orders, same rules as their derived state), dispatches and
+ * the start of a war. Read as one UNION ALL, newest first.
+ */
+import { t, type Static } from 'elysia'
+import type { Sql } from '../db/connect.ts'
+import { Nullable, Timestamp } from './model.ts'
+import { pageWithTotal, withinRange, type Page, type PageOf, type TimeRange } from './query.ts'
+
+export const EVENT_TYPES = [
+  'planet_liberated', 'planet_lost', 'planet_owner_changed',
+  'major_order_issued', 'major_order_completed', 'major_order_failed', 'major_order_withdrawn',
+  'dispatch', 'war_started',
+] as const
+export type EventType = (typeof EVENT_TYPES)[number]
+
+export const TimelineEvent = t.Object(
+  {
+    at: Timestamp('When it happened (for owner changes: the first tick with the new owner)'),
+    type: t.UnionEnum(EVENT_TYPES, { description: 'planet_liberated: to the players; planet_lost: from the players; planet_owner_changed: between enemies' }),
+    warID: t.Integer({ description: 'War id' }),
+    planetIndex: Nullable(t.Integer(), 'Planet events: the planet'),
+    planetName: Nullable(t.String(), 'Planet events: its name'),
+    fromOwner: Nullable(t.Integer(), 'Planet events: the owner before'),
+    toOwner: Nullable(t.Integer(), 'Planet events: the owner after'),
+    orderId32: Nullable(t.Integer(), 'Major-order events: the order'),
+    title: Nullable(t.String(), 'Major-order events: its title'),
+    dispatchId: Nullable(t.Integer(), 'Dispatch events: the dispatch id'),
+    message: Nullable(t.String(), 'Dispatch events: the message'),
+  },
+  { description: 'Timeline event' },
+)
+export type TimelineEvent = Static<typeof TimelineEvent>
+
+/** Events of a war of the given types in `range`, newest first; order states as of `asOf`. */
+function events(sql: Sql, f: { warId: number; types: readonly EventType[]; range: TimeRange; asOf: Date }, p: Page): Promise<PageOf<TimelineEvent>> {
+  const none = sql`NULL::int AS "planetIndex", NULL::text AS "planetName", NULL::int AS "fromOwner", NULL::int AS "toOwner"`
+  const noOrder = sql`NULL::bigint AS "orderId32", NULL::text AS title`
+  const noDispatch = sql`NULL::bigint AS "dispatchId", NULL::text AS message`
+  const orders = (type: EventType, at: ReturnType<Sql>, where: ReturnType<Sql>) => sql`
+    SELECT ${at} AS at, ${type}::text AS type, o.war_id AS "warID", ${none}, o.order_id32 AS "orderId32", o.title, ${noDispatch}
+    FROM major_orders o CROSS JOIN LATERAL (SELECT o.last_seen_at + make_interval(secs => o.expires_in_last_seen) AS expires_at) x
+    WHERE o.war_id = ${f.warId} AND ${where}`
+  const all = sql`
+    SELECT c.captured_at AS at,
+           CASE WHEN c.to_owner = 1 THEN 'planet_liberated' WHEN c.from_owner = 1 THEN 'planet_lost' ELSE 'planet_owner_changed' END AS type,
+           c.war_id AS "warID", c.planet_index AS "planetIndex", p.name AS "planetName", c.from_owner::int AS "fromOwner", c.to_owner::int AS "toOwner",
+           ${noOrder}, ${noDispatch}
+    FROM planet_owner_changes c LEFT JOIN planets p ON p.war_id = c.war_id AND p.planet_index = c.planet_index
+    WHERE c.war_id = ${f.warId}
+    UNION ALL ${orders('major_order_issued', sql`o.first_seen_at`, sql`true`)}
+    UNION ALL ${orders('major_order_completed', sql`o.completed_at`, sql`o.completed_at IS NOT NULL`)}
+    UNION ALL ${orders('major_order_failed', sql`x.expires_at`, sql`o.completed_at IS NULL AND x.expires_at <= ${f.asOf}`)}
+    UNION ALL ${orders('major_order_withdrawn', sql`o.last_seen_at`, sql`o.completed_at IS NULL AND x.expires_at > ${f.asOf}
+      AND o.last_seen_at < (SELECT max(captured_at) FROM full_status_ticks WHERE war_id = ${f.warId})`)}
+    UNION ALL
+    SELECT d.published_at, 'dispatch', d.war_id, ${none}, ${noOrder}, d.dispatch_id, d.message
+    FROM dispatches d WHERE d.war_id = ${f.warId}
+    UNION ALL
+    SELECT coalesce(w.start_date, w.first_seen_at), 'war_started', w.war_id, ${none}, ${noOrder}, ${noDispatch}
+    FROM wars w WHERE w.war_id = ${f.warId}`
+  const where = sql`WHERE e.type IN ${sql(f.types as EventType[])} ${withinRange(sql, 'at', f.range)}`
+  return pageWithTotal(
+    sql<TimelineEvent[]>`
+      SELECT * FROM (${all}) e ${where}
+      ORDER BY e.at DESC, e.type, coalesce(e."planetIndex", e."orderId32", e."dispatchId")
+      LIMIT ${p.limit} OFFSET ${p.offset}`,
+    sql<{ n: number }[]>`SELECT count(*)::int AS n FROM (${all}) e ${where}`,
+  )
+}
+
+/** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
+export const reads = { events }

@@ -110,10 +110,10 @@ export const fullStatus = defineCollector({
     }
   },
   async write(tx, at, { warId, rows }): Promise<WriteResult> {
-    // Texts are keyed (item, language), so they are written even for a tick already stored:
-    // a language missing at that tick's first write comes in at a later one.
-    const localized = await writeTexts(tx, at, warId, rows)
     if (!(await claimFullStatus(tx, at, warId, rows.warTime, rows.planets.length))) {
+      // Texts are keyed (item, language), so they are written even for a tick already
+      // stored: a language missing at that tick's first write comes in at a later one.
+      const localized = await writeTexts(tx, at, warId, rows)
       return {
         written: { planetStatus: 0, campaigns: 0, warSummary: 0, majorOrders: 0, majorOrderProgress: 0, dispatches: 0, ...localized },
         unchanged: { tick: 1 },
@@ -124,6 +124,7 @@ export const fullStatus = defineCollector({
     const summary = await warSummary.insert(tx, at, warId, rows.warTime, rows.counters)
     const orders = await majorOrders.upsertWithProgress(tx, at, warId, rows.orders)
     const news = await dispatches.insertNew(tx, at, warId, rows.dispatches)
+    const localized = await writeTexts(tx, at, warId, rows)
     return {
       written: { planetStatus: planets, campaigns, warSummary: summary, ...orders, dispatches: news, ...localized },
       unchanged: { tick: 0, dispatches: rows.dispatches.length - news },

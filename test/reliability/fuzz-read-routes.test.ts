@@ -119,12 +119,17 @@ function pagedShape(rowKeys: string[], maxLimit: number, check?: (row: any) => v
   }
 }
 
+/** The data-age fields: both null, or a time and a non-negative whole number of seconds. */
+const dataAgeOk = (b: any) =>
+  (b.dataCapturedAt === null && b.dataAgeSeconds === null) || (isIso(b.dataCapturedAt) && isInt(b.dataAgeSeconds) && b.dataAgeSeconds >= 0)
+
 const ROUTES: Record<string, Route> = {
   playerCount: {
     template: '/player-count', match: /^\/api\/v1\/player-count$/, keys: [], cache: 'no-store', noParams: true,
     shape: (b) => {
-      expect(keysOf(b)).toEqual(sorted('capturedAt', 'gameActive', 'game1', 'game2', 'all', 'sources'))
+      expect(keysOf(b)).toEqual(sorted('capturedAt', 'gameActive', 'game1', 'game2', 'all', 'sources', 'dataCapturedAt', 'dataAgeSeconds'))
       expect(isIso(b.capturedAt)).toBe(true)
+      expect(dataAgeOk(b)).toBe(true)
       expect(isInt(b.gameActive)).toBe(true)
       for (const g of [b.game1, b.game2, b.all]) {
         expect(keysOf(g)).toEqual(sorted('pcstore', 'console', 'total'))
@@ -140,7 +145,8 @@ const ROUTES: Record<string, Route> = {
   divers: {
     template: '/divers/history', match: /^\/api\/v1\/divers\/history$/, keys: ['range'], cache: 'no-store',
     shape: (b, url) => {
-      expect(keysOf(b)).toEqual(sorted('range', 'source', 'bucketSeconds', 'from', 'to', 'points', 'stats'))
+      expect(keysOf(b)).toEqual(sorted('range', 'source', 'bucketSeconds', 'from', 'to', 'points', 'stats', 'coverage'))
+      expect(b.coverage >= 0 && b.coverage <= 1).toBe(true)
       expect(['24h', '7d', '30d', '90d', 'all']).toContain(b.range)
       expect(['api', 'pcstore']).toContain(b.source)
       expect(isInt(b.bucketSeconds) && b.bucketSeconds > 0).toBe(true)
@@ -153,7 +159,8 @@ const ROUTES: Record<string, Route> = {
   war: {
     template: '/war', match: /^\/api\/v1\/war$/, keys: [], cache: 'war', noParams: true,
     shape: (b) => {
-      expect(keysOf(b)).toEqual(['planets', 'war'])
+      expect(keysOf(b)).toEqual(sorted('planets', 'war', 'dataCapturedAt', 'dataAgeSeconds'))
+      expect(dataAgeOk(b)).toBe(true)
       expect(b.war.warID).toBe(801)
       expect(b.planets.length).toBe(6)
     },
@@ -162,7 +169,8 @@ const ROUTES: Record<string, Route> = {
     template: '/war/:warId', match: /^\/api\/v1\/war\/[^/]+$/, keys: ['planetId', 'planetID'], cache: 'war',
     pathValue: fc.constantFrom('801', '800', '802', '1', '0801'),
     shape: (b) => {
-      expect(keysOf(b)).toEqual(['planets', 'war'])
+      expect(keysOf(b)).toEqual(sorted('planets', 'war', 'dataCapturedAt', 'dataAgeSeconds'))
+      expect(dataAgeOk(b)).toBe(true)
       expect([800, 801]).toContain(b.war.warID)
       for (const p of b.planets) expect(p.warID).toBe(b.war.warID)
     },
@@ -188,8 +196,10 @@ const ROUTES: Record<string, Route> = {
   warStats: {
     template: '/war-stats', match: /^\/api\/v1\/war-stats$/, keys: [], cache: 'no-store', noParams: true,
     shape: (b) => {
-      expect(keysOf(b)).toEqual(['at', 'stats'])
+      expect(keysOf(b)).toEqual(sorted('at', 'stats', 'dataCapturedAt', 'dataAgeSeconds'))
       expect(isIso(b.at)).toBe(true)
+      expect(b.dataCapturedAt).toBe(b.at)
+      expect(dataAgeOk(b)).toBe(true)
       expect(keysOf(b.stats)).toEqual(
         sorted('missionsWon', 'missionsLost', 'missionTime', 'bugKills', 'automatonKills', 'illuminateKills', 'bulletsFired', 'bulletsHit', 'timePlayed', 'deaths', 'revives', 'friendlies', 'missionSuccessRate', 'accuracy'),
       )

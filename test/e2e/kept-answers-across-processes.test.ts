@@ -94,9 +94,9 @@ describeTimescale('kept answers across service processes', () => {
   }, 30_000)
 
   test('a write made with SQL that sends the documented notification reaches both processes', async () => {
-    // The 24 h window starts before the first upstream row: the PC store series serves it.
+    // The 30-day window starts before the first upstream row: the PC store series serves it.
     const current = async (svc: ServiceProcess) => {
-      const answer = await divers(svc)
+      const answer = await divers(svc, '30d')
       expect(answer.source).toBe('pcstore')
       return (answer.stats as { current: number | null }).current
     }

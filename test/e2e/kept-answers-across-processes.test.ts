@@ -17,11 +17,12 @@ describeTimescale('kept answers across service processes', () => {
   let a: ServiceProcess
   let b: ServiceProcess
 
-  /** A diver-history answer without its per-request `to`. */
+  /** A diver-history answer without the fields made per request (`to`, and `coverage`, which moves with it). */
   const divers = async (svc: ServiceProcess, range = '24h') => {
     const res = await fetch(`${svc.baseUrl}/api/v1/divers/history?range=${range}`)
     expect(res.status).toBe(200)
-    const { to: _to, ...rest } = (await res.json()) as Record<string, unknown>
+    const { to: _to, coverage, ...rest } = (await res.json()) as Record<string, unknown>
+    expect(coverage).toBeWithin(0, 1.0001)
     return rest
   }
   /** Poll until `check` passes; the time it took, or a failure after `limitMs`. */

@@ -45,8 +45,9 @@ const PATHS = [
 
 /** Routes that do not depend on the clock, through each checkout's whole app (src/app.ts buildApp). */
 const APP_PATHS = ['/health/live', '/health/ready', '/api/v1/health/throttle', '/api/v1/war-stats', '/nope']
-/** Wall-clock fields of the feed answers (when the simulator was asked), not compared. */
-const WALL_CLOCK = /"(lastSuccessAt|at)":("[^"]*"|\d+)/g
+/** Wall-clock fields of the feed answers (when the simulator was asked, and the data age derived from it), not compared. */
+const WALL_CLOCK = /"(lastSuccessAt|at|dataCapturedAt|dataAgeSeconds)":("[^"]*"|\d+)/g
+const unclocked = (body: string) => body.replace(WALL_CLOCK, '"$1":"(wall clock)"')
 
 interface Answer {
   status: number
@@ -71,12 +72,12 @@ async function answersOf(root: string): Promise<Map<string, Answer>> {
     // The harness parses JSON bodies; the service writes them with JSON.stringify, so
     // stringifying the parsed value gives back the same bytes (key order included).
     const res = (await h.get(path)) as { status: number; headers: Headers; body: unknown }
-    out.set(path, { status: res.status, headers: pick(res.headers), body: typeof res.body === 'string' ? res.body : JSON.stringify(res.body) })
+    out.set(path, { status: res.status, headers: pick(res.headers), body: unclocked(typeof res.body === 'string' ? res.body : JSON.stringify(res.body)) })
   }
   const app = buildApp((h as unknown as { deps: unknown }).deps)
   for (const path of APP_PATHS) {
     const res = await app.handle(new Request(`http://localhost${path}`))
-    out.set(path, { status: res.status, headers: pick(res.headers), body: (await res.text()).replace(WALL_CLOCK, '"$1":"(wall clock)"') })
+    out.set(path, { status: res.status, headers: pick(res.headers), body: unclocked(await res.text()) })
   }
   await h.close()
   await sim.stop()

@@ -250,7 +250,8 @@ describeTimescale('read replicas: a real streaming replica', () => {
     expect(down.readReplicas!.replicas[0]!.reason).toMatch(/unreachable|read failed/)
     expect(down.readReplicas!.primaryReads).toBeGreaterThan(primaryBefore)
     await pg.replicaResume()
-    await until(10_000, 'replica back in rotation', async () => (await replicaOf(svc)).inRotation)
+    // The standby restarts, reconnects to the primary and catches up: seconds, more on a loaded machine.
+    await until(30_000, 'replica back in rotation', async () => (await replicaOf(svc)).inRotation)
     await Bun.sleep(500)
     const { failures, answered } = await load.stop()
     expect(failures).toEqual([])
@@ -270,7 +271,8 @@ describeTimescale('read replicas: a real streaming replica', () => {
     } finally {
       await pg.replicaThaw()
     }
-    await until(10_000, 'replica back in rotation', async () => (await replicaOf(svc)).inRotation)
+    // The standby restarts, reconnects to the primary and catches up: seconds, more on a loaded machine.
+    await until(30_000, 'replica back in rotation', async () => (await replicaOf(svc)).inRotation)
     const { failures, answered, slowestMs } = await load.stop()
     expect(failures).toEqual([])
     expect(answered).toBeGreaterThan(50)

@@ -10,6 +10,7 @@
  * here structurally and handed in by main.ts/app.ts (`watch`).
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { RequestStats } from './feeds/throttle.ts'
 
 /** A scheduled collector's counts: firings (collect/collection.ts) and its spool (collect/spool.ts). */
 export interface CollectorCounts {
@@ -23,17 +24,8 @@ export interface CollectorCounts {
   rejected: number
 }
 
-/** One feed endpoint's counters (feeds/*): calls answered from its cache, requests by outcome, its TTL if cached. */
-export interface FeedEndpointCounts {
-  feed: string
-  endpoint: string
-  /** Current cache TTL; absent for an endpoint that is not cached. */
-  ttlS?: number
-  hits: number
-  ok: number
-  rateLimited: number
-  errors: number
-}
+/** One feed endpoint's counters (feeds/throttle.ts RequestStats), with the feed it belongs to. */
+export type FeedEndpointCounts = RequestStats & { feed: string }
 
 export interface MetricSources {
   collectors?: () => Record<string, CollectorCounts>

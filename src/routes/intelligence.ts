@@ -70,13 +70,13 @@ function deltas(from: WarSummaryRow, to: WarSummaryRow): Partial<WarCounters> {
   return out
 }
 
-async function trendWindow(storage: Store, warId: number, latest: WarSummaryRow | null, hours: number) {
+/** The deltas over `hours` back from the latest tick and the latest diver row (both read once per request). */
+async function trendWindow(storage: Store, warId: number, latest: WarSummaryRow | null, diverNow: { at: Date; v: number } | null, hours: number) {
   const span = hours * HOUR_MS
-  const [older, diverNow] = await Promise.all([
+  const [older, diverThen] = await Promise.all([
     latest ? storage.warSummary.tickAtOrBefore(warId, new Date(latest.timestamp.getTime() - span)) : null,
-    storage.playerCounts.valueAtOrBefore('api', null),
+    diverNow ? storage.playerCounts.valueAtOrBefore('api', new Date(diverNow.at.getTime() - span)) : null,
   ])
-  const diverThen = diverNow ? await storage.playerCounts.valueAtOrBefore('api', new Date(diverNow.at.getTime() - span)) : null
   return {
     from: older?.timestamp ?? null,
     to: older ? latest!.timestamp : null,
@@ -161,8 +161,8 @@ export const intelligenceRoutes = (context: ReadContext) =>
           '/war/trends',
           async ({ query, storage, warId, now }) => {
             const war = warIdOf(query) ?? warId
-            const latest = await storage.warSummary.tickAtOrBefore(war, null)
-            const [h1, h24, d7] = await Promise.all([TREND_WINDOWS['1h'], TREND_WINDOWS['24h'], TREND_WINDOWS['7d']].map((hours) => trendWindow(storage, war, latest, hours)))
+            const [latest, diverNow] = await Promise.all([storage.warSummary.tickAtOrBefore(war, null), storage.playerCounts.valueAtOrBefore('api', null)])
+            const [h1, h24, d7] = await Promise.all([TREND_WINDOWS['1h'], TREND_WINDOWS['24h'], TREND_WINDOWS['7d']].map((hours) => trendWindow(storage, war, latest, diverNow, hours)))
             return { warID: war, asOf: now(), windows: { '1h': h1!, '24h': h24!, '7d': d7! } }
           },
           {

@@ -10,6 +10,7 @@ import { errorResponses } from '../http/errors.ts'
 import { httpPolicy } from '../http/policy.ts'
 import { Timestamp } from '../storage/model.ts'
 import { COUNTER_KEYS, countersOf, WarCounters } from '../storage/war-summary.ts'
+import { dataAge } from '../war/data-age.ts'
 import type { ReadContext } from './context.ts'
 
 const Counts = (description: string) =>
@@ -27,7 +28,6 @@ const DataAge = {
   dataCapturedAt: t.Union([Timestamp(), t.Null()], { description: 'When the oldest feed answer used was fetched from its feed; null when no feed answered' }),
   dataAgeSeconds: t.Union([t.Integer(), t.Null()], { description: 'Seconds since dataCapturedAt, at the time of this answer' }),
 }
-const ageOf = (at: Date | null, now: Date) => ({ dataCapturedAt: at, dataAgeSeconds: at === null ? null : Math.max(0, Math.floor((now.getTime() - at.getTime()) / 1000)) })
 
 const PlayerCount = t.Object({
   capturedAt: Timestamp('Time of capture'),
@@ -99,7 +99,7 @@ export const liveRoutes = (context: ReadContext) =>
         const times = [status?.fetchedAt, pc.fetchedAt.game1, pc.fetchedAt.game2].filter((d): d is Date => d instanceof Date)
         const oldest = times.length ? new Date(Math.min(...times.map((d) => d.getTime()))) : null
         const at = now()
-        return jsonNoStore(template.render({ capturedAt: at, ...ageOf(oldest, at) }))
+        return jsonNoStore(template.render({ capturedAt: at, ...dataAge(oldest, at) }))
       },
       {
         response: { 200: PlayerCount },
@@ -114,7 +114,7 @@ export const liveRoutes = (context: ReadContext) =>
       async ({ feeds, warId, now }) => {
         // An unreachable upstream throws FeedUnavailableError: the error plugin answers 503.
         const { data, fetchedAt } = await feeds.upstream.summary(warId)
-        return { at: fetchedAt, ...ageOf(fetchedAt, now()), stats: countersOf(data.galaxy_stats, GALAXY_COUNTER_NAMES) }
+        return { at: fetchedAt, ...dataAge(fetchedAt, now()), stats: countersOf(data.galaxy_stats, GALAXY_COUNTER_NAMES) }
       },
       {
         noStore: true,

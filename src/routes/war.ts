@@ -7,13 +7,11 @@ import { errorResponses } from '../http/errors.ts'
 import { integerString, parseWarId, planetIndexOf, PlanetIdQuery } from '../http/params.ts'
 import { CACHE_POLICIES } from '../http/response-cache.ts'
 import { WarState } from '../storage/war.ts'
+import { dataAge } from '../war/data-age.ts'
 import type { ReadContext } from './context.ts'
 
 /** The war state with the age of its data at `now`. */
-const aged = (state: Omit<WarState, 'dataAgeSeconds'>, now: Date): WarState => ({
-  ...state,
-  dataAgeSeconds: state.dataCapturedAt === null ? null : Math.max(0, Math.floor((now.getTime() - state.dataCapturedAt.getTime()) / 1000)),
-})
+const aged = (state: Omit<WarState, 'dataAgeSeconds'>, now: Date): WarState => ({ ...state, ...dataAge(state.dataCapturedAt, now) })
 
 const NotFound = t.Object({ error: t.String() }, { description: 'No such war' })
 

@@ -15,6 +15,8 @@
  *   than STALEMATE_RATE → loss, ETA when libPct reaches 0; else stalemate.
  */
 
+import { ageSeconds } from './data-age.ts'
+
 export const HUMANS = 1
 /** Below this (in %/hour, either way) the front does not move: 10,000 hours for the whole bar. */
 export const STALEMATE_RATE = 0.01
@@ -114,6 +116,6 @@ export function liberation(ticks: readonly StatusTick[], maxHealth: number, asOf
     eta,
     etaHours: etaHours === null ? null : round((eta!.getTime() - asOf.getTime()) / HOUR_MS, 2),
     capturedAt: last.t,
-    ageSeconds: Math.max(0, Math.floor((asOf.getTime() - last.t.getTime()) / 1000)),
+    ageSeconds: ageSeconds(last.t, asOf),
   }
 }

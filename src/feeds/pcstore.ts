@@ -35,6 +35,8 @@ export interface PcstoreClient {
    * store. No 429 backoff and no stale values: a count is stored as current.
    */
   currentPlayers(appId: number, opts?: GetOptions): Promise<Fetched<number>>
+  /** One app's players when the cache holds a fresh figure, without a request; else undefined. */
+  freshPlayers(appId: number): Fetched<number> | undefined
   /** Calls by outcome and the cache TTL (/metrics). */
   requestStats(): RequestStats[]
 }
@@ -71,6 +73,7 @@ export function createPcstoreClient(opts: PcstoreClientOptions): PcstoreClient {
 
   return {
     currentPlayers: (appId, o) => cache.get(String(appId), () => fetchPlayers(appId), o),
+    freshPlayers: (appId) => cache.fresh(String(appId)),
     requestStats: () => {
       const { endpoint, ttlS, hits, ok, rateLimited, errors } = cache.stats()
       return [{ endpoint, ttlS, hits, ok, rateLimited, errors }]
@@ -87,20 +90,22 @@ export interface PcstoreCounts {
   drift: Drift
 }
 
-/** Both games' counts, fetched concurrently. */
-export async function pcstoreCounts(client: PcstoreClient, opts?: GetOptions): Promise<PcstoreCounts> {
-  const [game1, game2] = await Promise.allSettled([
-    client.currentPlayers(PCSTORE_APP_IDS.game1, opts),
-    client.currentPlayers(PCSTORE_APP_IDS.game2, opts),
-  ])
-  const drifts = [game1, game2].flatMap((r) => (r.status === 'fulfilled' ? [r.value.drift] : []))
-  return {
-    game1: game1.status === 'fulfilled' ? game1.value.data : null,
-    game2: game2.status === 'fulfilled' ? game2.value.data : null,
-    fetchedAt: {
-      game1: game1.status === 'fulfilled' ? game1.value.fetchedAt : null,
-      game2: game2.status === 'fulfilled' ? game2.value.fetchedAt : null,
-    },
-    drift: drifts.find((d) => d !== NO_DRIFT) ?? NO_DRIFT,
-  }
+/**
+ * Both games' counts: at once when the cache holds fresh figures of both (the live route
+ * then answers without a promise), else once the others are fetched, concurrently.
+ */
+export function pcstoreCounts(client: PcstoreClient, opts?: GetOptions): PcstoreCounts | Promise<PcstoreCounts> {
+  const game1 = client.freshPlayers(PCSTORE_APP_IDS.game1)
+  const game2 = client.freshPlayers(PCSTORE_APP_IDS.game2)
+  if (game1 && game2) return countsOf(game1, game2)
+  return Promise.allSettled([game1 ?? client.currentPlayers(PCSTORE_APP_IDS.game1, opts), game2 ?? client.currentPlayers(PCSTORE_APP_IDS.game2, opts)]).then(
+    ([r1, r2]) => countsOf(r1.status === 'fulfilled' ? r1.value : null, r2.status === 'fulfilled' ? r2.value : null),
+  )
 }
+
+const countsOf = (game1: Fetched<number> | null, game2: Fetched<number> | null): PcstoreCounts => ({
+  game1: game1?.data ?? null,
+  game2: game2?.data ?? null,
+  fetchedAt: { game1: game1?.fetchedAt ?? null, game2: game2?.fetchedAt ?? null },
+  drift: [game1?.drift, game2?.drift].find((d) => d !== undefined && d !== NO_DRIFT) ?? NO_DRIFT,
+})

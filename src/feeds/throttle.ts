@@ -1,4 +1,4 @@
-import { SingleFlightCache } from '../cache.ts'
+import { SingleFlightCache, type Stored } from '../cache.ts'
 import { FeedUnavailableError } from './errors.ts'
 import { NO_DRIFT, type Drift, type Parsed } from './schema.ts'
 
@@ -127,6 +127,7 @@ export class ThrottledEndpoint<T, N extends string = string> {
   private readonly counts = { hits: 0, misses: 0, ok: 0, rateLimited: 0, errors: 0 }
   private readonly cache: SingleFlightCache<Parsed<T>>
   private readonly failures = new Map<string, { error: unknown; untilMs: number }>()
+  private readonly hits = new WeakMap<Stored<Parsed<T>>, Fetched<T>>()
 
   constructor(
     readonly name: N,
@@ -136,12 +137,23 @@ export class ThrottledEndpoint<T, N extends string = string> {
     this.cache = new SingleFlightCache<Parsed<T>>(64, now)
   }
 
-  get(key: string, load: () => Promise<Parsed<T>>, opts: GetOptions = {}): Promise<Fetched<T>> {
+  /**
+   * The answer under `key` when the cache holds a fresh one (a hit), at once; undefined
+   * otherwise, and then only `get` can answer. Lets a hot route answer without a promise.
+   */
+  fresh(key: string): Fetched<T> | undefined {
     const entry = this.cache.get(key)
-    if (entry && this.now() - entry.storedAtMs < this.ttlS * 1000 - SCHEDULE_JITTER_MS) {
-      this.counts.hits++
-      return Promise.resolve(fetched(entry.value, entry.storedAtMs, true, false))
-    }
+    if (!entry || this.now() - entry.storedAtMs >= this.ttlS * 1000 - SCHEDULE_JITTER_MS) return undefined
+    this.counts.hits++
+    // One answer object per cached entry, shared by every hit (callers only read it).
+    let hit = this.hits.get(entry)
+    if (!hit) this.hits.set(entry, (hit = fetched(entry.value, entry.storedAtMs, true, false)))
+    return hit
+  }
+
+  get(key: string, load: () => Promise<Parsed<T>>, opts: GetOptions = {}): Promise<Fetched<T>> {
+    const hit = this.fresh(key)
+    if (hit) return Promise.resolve(hit)
     if (this.cache.loading(key)) {
       this.counts.hits++
       return this.load(key, load)

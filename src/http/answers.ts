@@ -11,6 +11,7 @@
  * served for the versions it was computed at: the key holds them.
  */
 import { SingleFlightCache } from '../cache.ts'
+import { securedResponse } from './security.ts'
 import type { DataVersions, Dataset } from '../storage/changes.ts'
 
 export class Answers {
@@ -32,6 +33,14 @@ export class Answers {
     const kept = this.cache.get(full)
     if (kept) return Promise.resolve(kept.value as T)
     return this.cache.load<T>(full, compute, (value) => value)
+  }
+
+  /**
+   * The answer under `key` when one is kept for the current versions, at once; undefined
+   * otherwise (then `get` computes it). Lets a hot route answer without a promise.
+   */
+  kept<T>(key: string, datasets: readonly Dataset[]): T | undefined {
+    return this.cache.get(`${key}@${this.versions.stamp(datasets)}`)?.value as T | undefined
   }
 }
 
@@ -76,8 +85,23 @@ export class JsonTemplate<H extends string> {
   }
 }
 
+let lastTimeMs = NaN
+let lastTimeJson = ''
+/**
+ * A time as JSON (its quoted ISO string), as JSON.stringify writes it. The last one is
+ * kept: under load many answers share their millisecond.
+ */
+export function jsonTime(at: Date): string {
+  const ms = at.getTime()
+  if (ms !== lastTimeMs) {
+    lastTimeMs = ms
+    lastTimeJson = JSON.stringify(at)
+  }
+  return lastTimeJson
+}
+
 /** Headers of a JSON answer that no cache may keep. */
 const JSON_NO_STORE = { 'content-type': 'application/json;charset=utf-8', 'cache-control': 'no-store' }
 
 /** A ready JSON body as the route's response (no serialisation, no schema pass: the body was built from the model). */
-export const jsonNoStore = (body: string) => new Response(body, { headers: JSON_NO_STORE })
+export const jsonNoStore = (body: string) => securedResponse('read', body, JSON_NO_STORE)

@@ -8,6 +8,7 @@
  */
 import { SingleFlightCache } from '../cache.ts'
 import type { DataVersions, Dataset } from '../storage/changes.ts'
+import { securedResponse } from './security.ts'
 
 export interface CachePolicy {
   /** The Cache-Control header sent with the response. */
@@ -46,6 +47,9 @@ export interface CacheStats {
 interface Entry {
   body: string
   etag: string
+  /** The answer's headers, 304 and 200, built once per entry. */
+  notModified: Record<string, string>
+  ok: Record<string, string>
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -69,12 +73,11 @@ export class ResponseCache {
    */
   async respond(request: Request, key: string, policy: CachePolicy, datasets: readonly Dataset[], load: () => Promise<unknown>): Promise<Response> {
     const entry = await this.entry(this.versions ? `${key}@${this.versions.stamp(datasets)}` : key, policy, load)
-    const headers = { 'cache-control': policy.header, etag: entry.etag }
     if (matches(request.headers.get('if-none-match'), entry.etag)) {
       this.stats.notModified++
-      return new Response(null, { status: 304, headers })
+      return securedResponse('read', null, entry.notModified, 304)
     }
-    return new Response(entry.body, { status: 200, headers: { ...headers, 'content-type': JSON_TYPE } })
+    return securedResponse('read', entry.body, entry.ok)
   }
 
   /** Forget every stored body. */
@@ -93,7 +96,9 @@ export class ResponseCache {
     else this.stats.loads++
     const serialised = async (): Promise<Entry> => {
       const body = JSON.stringify(await load())
-      return { body, etag: `"${new Bun.CryptoHasher('sha256').update(body).digest('base64url').slice(0, 27)}"` }
+      const etag = `"${new Bun.CryptoHasher('sha256').update(body).digest('base64url').slice(0, 27)}"`
+      const notModified = { 'cache-control': policy.header, etag }
+      return { body, etag, notModified, ok: { ...notModified, 'content-type': JSON_TYPE } }
     }
     return this.cache.load(key, serialised, (entry) => entry)
   }

@@ -18,22 +18,31 @@ const PAGE_PATH = /^\/(?:$|war$|dispatches$|planet\/|assets\/|favicon\.svg$)/
  * - the dashboard pages (src/pages) get the same headers with a CSP that allows scripts,
  *   styles, images and fetches from this origin only (no inline code, no CDN).
  * Over-long URLs are refused before routing.
+ *
+ * The headers are added after the handler, not put into `set.headers` before it:
+ * - a value (an object, a string) gets them in `set`, like its status;
+ * - a ready `Response` from `securedResponse` already carries them, and is passed on as
+ *   it is. Headers in `set` would make Elysia copy a returned response and its headers on
+ *   every request, and setting them on the response means materialising its `headers`:
+ *   either costs ~25 % of the throughput of a kept answer (measured with wrk on
+ *   /api/v1/player-count);
+ * - any other `Response` (a plugin's) gets them set on its headers;
+ * - errors get them in `set`.
  */
 export const securityPolicy = () =>
   new Elysia({ name: 'http/security' })
     .onRequest(({ request, set }) => {
-      // request.url builds a string on each access: once per request (measured: reading it
-      // twice and setting headers one by one cost ~30 % of the throughput of a cached route).
+      // request.url builds a string on each access: read it once.
       const url = request.url
-      const path = pathOf(url)
-      // Set before routing so error responses carry them too.
-      Object.assign(set.headers, headersFor(path))
       if (url.length > MAX_URL_LENGTH) {
+        Object.assign(set.headers, headersFor(pathOf(url)).record)
         set.headers['cache-control'] = 'no-store'
         set.status = 414
         return { error: `request URL longer than ${MAX_URL_LENGTH} characters` }
       }
       if (request.method === 'OPTIONS') {
+        const path = pathOf(url)
+        Object.assign(set.headers, headersFor(path).record)
         if (COLLECTOR_PATH.test(path)) {
           set.headers['cache-control'] = 'no-store'
           set.status = 403
@@ -47,6 +56,40 @@ export const securityPolicy = () =>
         return ''
       }
     })
+    .onAfterHandle({ as: 'global' }, ({ responseValue, set, path }) => {
+      if (!(responseValue instanceof Response)) return void Object.assign(set.headers, headersFor(path).record)
+      if (secured.has(responseValue)) return
+      const headers = responseValue.headers
+      for (const [name, value] of headersFor(path).entries) headers.set(name, value)
+    })
+    .onError({ as: 'global' }, ({ set, path }) => {
+      Object.assign(set.headers, headersFor(path).record)
+    })
+
+/** Responses built by securedResponse (the hook passes them on untouched). */
+const secured = new WeakSet<Response>()
+
+/** The kinds of answer a route builds itself, by the header set its path gets. */
+export type AnswerKind = 'read' | 'page' | 'docs'
+
+type HeaderRecord = Record<string, string>
+/** The union of a route's headers and its kind's, by the route's headers object, built once. */
+const unions: Record<AnswerKind, WeakMap<HeaderRecord, Headers>> = { read: new WeakMap(), page: new WeakMap(), docs: new WeakMap() }
+
+/**
+ * A ready answer with the security headers of its kind of path, built in one go: how a
+ * route returns a `Response`. `headers` (content type, caching) are the route's own; pass
+ * a constant object where you can: its union with the policy's is then built once, and a
+ * response copies a ready `Headers` three times faster than it reads an object (0.25 µs
+ * against 0.8 µs, measured).
+ */
+export function securedResponse(kind: AnswerKind, body: ConstructorParameters<typeof Response>[0], headers: HeaderRecord, status = 200): Response {
+  let union = unions[kind].get(headers)
+  if (!union) unions[kind].set(headers, (union = new Headers({ ...POLICY[kind].record, ...headers })))
+  const response = new Response(body, { status, headers: union })
+  secured.add(response)
+  return response
+}
 
 /** The path of an absolute request URL, without building a URL object on the hot path. */
 function pathOf(url: string): string {
@@ -75,8 +118,16 @@ export const PAGE_CSP =
   "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 const PAGE_HEADERS = { ...COMMON_HEADERS, 'content-security-policy': PAGE_CSP }
 
-function headersFor(path: string): Record<string, string> {
-  if (COLLECTOR_PATH.test(path)) return COLLECTOR_HEADERS
-  if (PAGE_PATH.test(path)) return PAGE_HEADERS
-  return path === '/openapi' || path === '/openapi/' ? DOCS_HEADERS : READ_HEADERS
+/** A header set as a record (for `set.headers`) and as entries (to set on a Response). */
+const headerSet = (record: Record<string, string>) => ({ record, entries: Object.entries(record) })
+const READ = headerSet(READ_HEADERS)
+const COLLECTOR = headerSet(COLLECTOR_HEADERS)
+const PAGE = headerSet(PAGE_HEADERS)
+const DOCS = headerSet(DOCS_HEADERS)
+const POLICY = { read: READ, page: PAGE, docs: DOCS } as const
+
+function headersFor(path: string) {
+  if (COLLECTOR_PATH.test(path)) return COLLECTOR
+  if (PAGE_PATH.test(path)) return PAGE
+  return path === '/openapi' || path === '/openapi/' ? DOCS : READ
 }

@@ -5,6 +5,7 @@
  * Security headers (a page CSP allowing only this origin) come from http/security.ts.
  */
 import { Elysia } from 'elysia'
+import { securedResponse } from '../http/security.ts'
 import type { Logger } from '../log.ts'
 import { type Asset, type Bundle, pageBundle } from './bundle.ts'
 import { FAVICON_SVG, type PageName, pageHtml, unavailableHtml } from './html.ts'
@@ -13,22 +14,24 @@ const HTML = 'text/html; charset=utf-8'
 // HTML names the hashed assets: always revalidated. Hashed assets never change.
 const HTML_CACHE = 'no-cache'
 const ASSET_CACHE = 'public, max-age=31536000, immutable'
+const HTML_HEADERS = { 'content-type': HTML, 'cache-control': HTML_CACHE }
+const UNAVAILABLE_HEADERS = { 'content-type': HTML, 'cache-control': 'no-store' }
+const FAVICON_HEADERS = { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' }
 
 const acceptsGzip = (request: Request) => /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')
 
 function serveAsset(asset: Asset, request: Request): Response {
   const gzip = acceptsGzip(request)
-  return new Response(gzip ? asset.gzip : asset.body, {
-    headers: {
-      'content-type': asset.type,
-      'cache-control': ASSET_CACHE,
-      vary: 'Accept-Encoding',
-      ...(gzip ? { 'content-encoding': 'gzip' } : {}),
-    },
+  return securedResponse('page', gzip ? asset.gzip : asset.body, {
+    'content-type': asset.type,
+    'cache-control': ASSET_CACHE,
+    vary: 'Accept-Encoding',
+    ...(gzip ? { 'content-encoding': 'gzip' } : {}),
   })
 }
 
-const notFound = () => new Response('not found\n', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } })
+const NOT_FOUND_HEADERS = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }
+const notFound = () => securedResponse('page', 'not found\n', NOT_FOUND_HEADERS, 404)
 
 export const pageRoutes = (log: Logger) => {
   const ready = pageBundle()
@@ -45,8 +48,8 @@ export const pageRoutes = (log: Logger) => {
   )
   const page = (name: PageName) => async () => {
     const b = await bundle
-    if (!b) return new Response(unavailableHtml, { status: 503, headers: { 'content-type': HTML, 'cache-control': 'no-store' } })
-    return new Response(pageHtml(name, b), { headers: { 'content-type': HTML, 'cache-control': HTML_CACHE } })
+    if (!b) return securedResponse('page', unavailableHtml, UNAVAILABLE_HEADERS, 503)
+    return securedResponse('page', pageHtml(name, b), HTML_HEADERS)
   }
   const detail = { hide: true }
   return new Elysia({ name: 'pages' })
@@ -63,5 +66,5 @@ export const pageRoutes = (log: Logger) => {
       },
       { detail },
     )
-    .get('/favicon.svg', () => new Response(FAVICON_SVG, { headers: { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' } }), { detail })
+    .get('/favicon.svg', () => securedResponse('page', FAVICON_SVG, FAVICON_HEADERS), { detail })
 }

@@ -1,6 +1,6 @@
 /** /divers/history: the player-count curve of the second game over a range, about 200 points. */
 import { Elysia, t } from 'elysia'
-import { Answers, jsonNoStore, JsonTemplate } from '../http/answers.ts'
+import { Answers, jsonNoStore, jsonTime, JsonTemplate } from '../http/answers.ts'
 import { errorResponses } from '../http/errors.ts'
 import type { Store } from '../storage/index.ts'
 import { Timestamp } from '../storage/model.ts'
@@ -80,9 +80,12 @@ export function coverageOf(first: Date | null, from: Date, to: Date): number {
   return Math.round(Math.min(1, (to.getTime() - Math.max(from.getTime(), first.getTime())) / span) * 10_000) / 10_000
 }
 
+type FirstRows = [api: Date | null, pcstore: Date | null]
+const FIRST_ROWS = 'divers/first-rows'
+
 /** The first row of each series (api, pcstore), kept per data version. */
-const firstRowsOf = (answers: Answers, q: Store['playerCounts']) =>
-  answers.get('divers/first-rows', ['player-counts'], () => Promise.all([q.firstRowAt('api'), q.firstRowAt('pcstore')]))
+const firstRowsOf = (answers: Answers, q: Store['playerCounts']): Promise<FirstRows> =>
+  answers.get(FIRST_ROWS, ['player-counts'], () => Promise.all([q.firstRowAt('api'), q.firstRowAt('pcstore')]))
 
 /** Where the window starts and how it is bucketed; for `all`, which series serves it. */
 interface Window {
@@ -91,13 +94,12 @@ interface Window {
   bucketSeconds: number
 }
 
-/** The window of `range` at `to`. For `all` it needs the first row of each series (kept per data version). */
-async function windowOf(answers: Answers, q: Store['playerCounts'], range: DiverRange, to: Date): Promise<Window> {
+/** The window of `range` at `to`. For `all` it starts at the first row of the series that started first. */
+function windowOf(range: DiverRange, to: Date, [api, pcstore]: FirstRows): Window {
   let source: DiverSource | undefined
   let windowStart: Date
   if (range === 'all') {
     // The series that started first, over its whole history (ties: api).
-    const [api, pcstore] = await firstRowsOf(answers, q)
     source = api && (!pcstore || api <= pcstore) ? 'api' : pcstore ? 'pcstore' : 'api'
     windowStart = (source === 'api' ? api : pcstore) ?? to
   } else windowStart = new Date(to.getTime() - RANGE_SECONDS[range] * 1000)
@@ -146,25 +148,47 @@ export async function diverHistory(q: Store['playerCounts'], range: DiverRange, 
   }
 }
 
-/** The answer for `range` at `to`: kept per window and data version, `to` filled in per request. */
-async function keptDiverHistory(answers: Answers, storage: Store, range: DiverRange, to: Date): Promise<string> {
+interface KeptHistory {
+  source: DiverSource
+  template: JsonTemplate<'to' | 'coverage'>
+}
+
+const historyKey = (range: DiverRange, w: Window) => `divers/${range}/${w.from.getTime()}/${w.bucketSeconds}`
+
+/**
+ * The answer for `range` at `to`: kept per window and data version, `to` filled in per
+ * request. When both the first rows and the window's answer are kept for the current
+ * data (every request but the first after a write or a window move), at once.
+ */
+function keptDiverHistory(answers: Answers, storage: Store, range: DiverRange, to: Date): string | Promise<string> {
+  const render = ({ source, template }: KeptHistory, w: Window, firstRows: FirstRows) =>
+    template.renderJson({ to: jsonTime(to), coverage: JSON.stringify(coverageOf(source === 'api' ? firstRows[0] : firstRows[1], w.from, to)) })
+  const firstRows = answers.kept<FirstRows>(FIRST_ROWS, ['player-counts'])
+  if (firstRows) {
+    const w = windowOf(range, to, firstRows)
+    const answer = answers.kept<KeptHistory>(historyKey(range, w), ['player-counts'])
+    if (answer) return render(answer, w, firstRows)
+  }
   const q = storage.playerCounts
-  const w = await windowOf(answers, q, range, to)
-  const [answer, firstRows] = await Promise.all([
-    answers.get(`divers/${range}/${w.from.getTime()}/${w.bucketSeconds}`, ['player-counts'], async () => {
+  return (async () => {
+    const firstRows = await firstRowsOf(answers, q)
+    const w = windowOf(range, to, firstRows)
+    const answer = await answers.get<KeptHistory>(historyKey(range, w), ['player-counts'], async () => {
       const history = await diverHistory(q, range, w, to)
       return { source: history.source, template: new JsonTemplate(history, ['to', 'coverage']) }
-    }),
-    firstRowsOf(answers, q),
-  ])
-  const first = answer.source === 'api' ? firstRows[0] : firstRows[1]
-  return answer.template.render({ to, coverage: coverageOf(first, w.from, to) })
+    })
+    return render(answer, w, firstRows)
+  })()
 }
 
 export const diverRoutes = (context: ReadContext) =>
   new Elysia({ name: 'routes/divers', detail: { tags: ['live'] } })
     .use(context)
-    .get('/divers/history', async ({ query, storage, answers, now }) => jsonNoStore(await keptDiverHistory(answers, storage, query.range ?? '24h', now())), {
+    .get('/divers/history', async ({ query, storage, answers, now }) => {
+      // Awaited only when not kept (keptDiverHistory); Elysia needs an async handler to wait for a promise.
+      const body = keptDiverHistory(answers, storage, query.range ?? '24h', now())
+      return jsonNoStore(typeof body === 'string' ? body : await body)
+    }, {
       query: t.Object({
         range: t.Optional(
           RangeSchema({

@@ -3,9 +3,10 @@
  * /war-stats.
  */
 import { Elysia, t } from 'elysia'
-import { pcstoreCounts } from '../feeds/pcstore.ts'
-import { GALAXY_COUNTER_NAMES, GalaxyStatsSchema } from '../feeds/upstream.ts'
-import { jsonNoStore, JsonTemplate } from '../http/answers.ts'
+import { pcstoreCounts, type PcstoreCounts } from '../feeds/pcstore.ts'
+import type { Fetched } from '../feeds/throttle.ts'
+import { GALAXY_COUNTER_NAMES, GalaxyStatsSchema, type WarStatus } from '../feeds/upstream.ts'
+import { jsonNoStore, jsonTime, JsonTemplate } from '../http/answers.ts'
 import { errorResponses } from '../http/errors.ts'
 import { httpPolicy } from '../http/policy.ts'
 import { Timestamp } from '../storage/model.ts'
@@ -62,44 +63,65 @@ const WarStats = t.Object({
 
 const counts = (pcstore: number) => ({ pcstore, console: 0, total: pcstore })
 
-export const liveRoutes = (context: ReadContext) =>
-  new Elysia({ name: 'routes/live', detail: { tags: ['live'] } })
+/**
+ * The /player-count body is kept per feed answer (only the capture time and the data's
+ * age change per request): the feeds' answers change every 15 s at most, so one is kept.
+ */
+function playerCountAnswers() {
+  let kept: { times: (Date | null)[]; template: JsonTemplate<'capturedAt' | 'dataCapturedAt' | 'dataAgeSeconds'>; oldest: Date | null; oldestJson: string } | undefined
+  return {
+    answer(status: Fetched<WarStatus> | null, pc: PcstoreCounts, at: Date): Response {
+      // The feeds' cached answers are the same objects while they last: their times say
+      // whether the kept body is still theirs.
+      const times = [status?.fetchedAt ?? null, pc.fetchedAt.game1, pc.fetchedAt.game2]
+      if (!kept || times.some((t, i) => t !== kept!.times[i])) kept = { times, ...playerCountBody(status, pc, times) }
+      return jsonNoStore(kept.template.renderJson({ capturedAt: jsonTime(at), dataCapturedAt: kept.oldestJson, dataAgeSeconds: String(dataAge(kept.oldest, at).dataAgeSeconds) }))
+    },
+  }
+}
+
+function playerCountBody(status: Fetched<WarStatus> | null, pc: PcstoreCounts, times: (Date | null)[]) {
+  const gameActive = status ? status.data.planetStatus.reduce((sum, p) => sum + p.players, 0) : null
+  const game1 = counts(pc.game1 ?? 0)
+  const game2 = counts(pc.game2 ?? 0)
+  const template = new JsonTemplate(
+    {
+      capturedAt: null,
+      gameActive: gameActive ?? 0,
+      game1,
+      game2,
+      all: counts(game1.pcstore + game2.pcstore),
+      sources: {
+        game1: pc.game1 === null ? 'unavailable' : 'pcstore',
+        game2: pc.game2 === null ? 'unavailable' : 'pcstore',
+        gameActive: gameActive === null ? 'unavailable' : 'upstream',
+      },
+      dataCapturedAt: null,
+      dataAgeSeconds: null,
+    },
+    ['capturedAt', 'dataCapturedAt', 'dataAgeSeconds'],
+  )
+  const known = times.filter((d): d is Date => d !== null)
+  const oldest = known.length ? new Date(Math.min(...known.map((d) => d.getTime()))) : null
+  return { template, oldest, oldestJson: JSON.stringify(oldest) }
+}
+
+export const liveRoutes = (context: ReadContext) => {
+  const playerCount = playerCountAnswers()
+  return new Elysia({ name: 'routes/live', detail: { tags: ['live'] } })
     .use(context)
     .use(httpPolicy)
     .get(
       '/player-count',
-      async ({ feeds, warId, now, answers }) => {
+      async ({ feeds, warId, now }) => {
         // Both feeds at once (each answers from its cache while fresh); a failed feed makes
-        // only its own figures unavailable. The body is kept per feed answer: only the
-        // capture time changes per request.
-        const [status, pc] = await Promise.all([feeds.upstream.status(warId).catch(() => null), pcstoreCounts(feeds.pcstore)])
-        const key = `player-count/${warId}/${status?.fetchedAt.getTime() ?? '-'}/${pc.fetchedAt.game1?.getTime() ?? '-'}/${pc.fetchedAt.game2?.getTime() ?? '-'}`
-        const template = await answers.get(key, [], async () => {
-          const gameActive = status ? status.data.planetStatus.reduce((sum, p) => sum + p.players, 0) : null
-          const game1 = counts(pc.game1 ?? 0)
-          const game2 = counts(pc.game2 ?? 0)
-          return new JsonTemplate(
-            {
-              capturedAt: null,
-              gameActive: gameActive ?? 0,
-              game1,
-              game2,
-              all: counts(game1.pcstore + game2.pcstore),
-              sources: {
-                game1: pc.game1 === null ? 'unavailable' : 'pcstore',
-                game2: pc.game2 === null ? 'unavailable' : 'pcstore',
-                gameActive: gameActive === null ? 'unavailable' : 'upstream',
-              },
-              dataCapturedAt: null,
-              dataAgeSeconds: null,
-            },
-            ['capturedAt', 'dataCapturedAt', 'dataAgeSeconds'],
-          )
-        })
-        const times = [status?.fetchedAt, pc.fetchedAt.game1, pc.fetchedAt.game2].filter((d): d is Date => d instanceof Date)
-        const oldest = times.length ? new Date(Math.min(...times.map((d) => d.getTime()))) : null
-        const at = now()
-        return jsonNoStore(template.render({ capturedAt: at, ...dataAge(oldest, at) }))
+        // only its own figures unavailable. While both caches are fresh (all requests of
+        // a 15 s window but one) the answer is built without a promise.
+        const status = feeds.upstream.freshStatus(warId)
+        const pc = pcstoreCounts(feeds.pcstore)
+        if (status && !(pc instanceof Promise)) return playerCount.answer(status, pc, now())
+        const [s, p] = await Promise.all([status ?? feeds.upstream.status(warId).catch(() => null), pc])
+        return playerCount.answer(s, p, now())
       },
       {
         response: { 200: PlayerCount },
@@ -125,3 +147,4 @@ export const liveRoutes = (context: ReadContext) =>
         },
       },
     )
+}

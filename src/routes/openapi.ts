@@ -13,6 +13,7 @@ import { Elysia } from 'elysia'
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { securedResponse } from '../http/security.ts'
 
 export const DOCS_PATH = '/openapi'
 const SPEC_PATH = `${DOCS_PATH}/json`
@@ -71,15 +72,15 @@ const PAGE = `<!doctype html>
 /** The docs page, its start script and the viewer's files, all from this service. */
 export const docsPage = () => {
   const app = new Elysia({ name: 'routes/docs-page' })
-    .get(DOCS_PATH, () => new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' } }), {
+    .get(DOCS_PATH, () => securedResponse('docs', PAGE, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' }), {
       detail: { hide: true },
     })
-    .get(`${DOCS_PATH}/start.js`, () => new Response(START_SCRIPT, { headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' } }), {
+    .get(`${DOCS_PATH}/start.js`, () => securedResponse('read', START_SCRIPT, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }), {
       detail: { hide: true },
     })
   for (const [file, type] of Object.entries(VIEWER_FILES)) {
     const path = join(VIEWER_DIR, file)
-    app.get(`${VIEWER_ASSETS}/${file}`, () => new Response(Bun.file(path), { headers: { 'content-type': type, 'cache-control': IMMUTABLE } }), {
+    app.get(`${VIEWER_ASSETS}/${file}`, () => securedResponse('read', Bun.file(path), { 'content-type': type, 'cache-control': IMMUTABLE }), {
       detail: { hide: true },
     })
   }

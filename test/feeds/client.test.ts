@@ -68,6 +68,23 @@ describe('cache', () => {
     expect(stats()).toMatchObject({ hits: 1, misses: 2, ok: 2, errors: 0, rateLimited: 0, ttlS: 15, hitRate: 1 / 3 })
   })
 
+  test('freshStatus answers a fresh cached value at once (a hit), nothing otherwise, and makes no request', async () => {
+    const { upstream, clock, client, stats } = setup()
+    expect(client.freshStatus(801)).toBeUndefined()
+    expect(upstream.requests).toHaveLength(0)
+    const first = await client.status(801)
+    const hit = client.freshStatus(801)
+    expect(hit).toMatchObject({ data: first.data, fromCache: true, stale: false })
+    expect(hit!.fetchedAt).toEqual(first.fetchedAt)
+    // The same answer object while the entry lasts: the live route keys its body on it.
+    expect(client.freshStatus(801)).toBe(hit!)
+    expect(client.freshStatus(802)).toBeUndefined()
+    clock.advance(14)
+    expect(client.freshStatus(801)).toBeUndefined()
+    expect(upstream.requests).toHaveLength(1)
+    expect(stats()).toMatchObject({ hits: 2, misses: 1 })
+  })
+
   test('keys by war id and uses the documented paths and headers', async () => {
     const { upstream, client } = setup()
     upstream.then(

@@ -3,7 +3,8 @@ import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 import type { Sql } from '../../src/db/connect.ts'
 import { DatabaseGate } from '../../src/db/gate.ts'
-import { MAX_URL_LENGTH } from '../../src/http/security.ts'
+import { Elysia } from 'elysia'
+import { MAX_URL_LENGTH, PAGE_CSP, securityPolicy } from '../../src/http/security.ts'
 import { silentLogger } from '../../src/log.ts'
 import { createFeeds } from '../../src/feeds/index.ts'
 
@@ -16,12 +17,27 @@ const req = (method: string, path: string, headers: Record<string, string> = {})
 
 describe('security headers and CORS', () => {
   test('every response, errors included, carries the security headers', async () => {
-    for (const res of [await req('GET', '/health/live'), await req('GET', '/api/v1/nope'), await req('POST', '/api/v1/collect/war-info?warId=x')]) {
+    // A value (/health/live), errors, a response built by securedResponse (/metrics), the OpenAPI plugin's document.
+    for (const path of ['/health/live', '/api/v1/nope', '/metrics', '/openapi/json']) {
+      const res = await req('GET', path)
+      expect(res.headers.get('access-control-allow-origin')).toBe('*')
+      expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'")
+    }
+    for (const res of [await req('GET', '/health/live'), await req('GET', '/api/v1/nope'), await req('POST', '/api/v1/collect/war-info?warId=x'), await req('GET', '/metrics'), await req('GET', '/openapi/json')]) {
       expect(res.headers.get('x-content-type-options')).toBe('nosniff')
       expect(res.headers.get('x-frame-options')).toBe('DENY')
       expect(res.headers.get('referrer-policy')).toBe('no-referrer')
       expect(res.headers.get('content-security-policy')).toContain("default-src 'none'")
     }
+  })
+
+  test('a Response built without securedResponse (a plugin\'s) gets the headers of its path too', async () => {
+    const raw = new Elysia().use(securityPolicy()).get('/api/v1/raw', () => new Response('x', { headers: { 'content-type': 'text/plain' } })).get('/war', () => new Response('<p>'))
+    const read = await raw.handle(new Request('http://localhost/api/v1/raw'))
+    expect(read.headers.get('content-type')).toBe('text/plain')
+    expect(read.headers.get('access-control-allow-origin')).toBe('*')
+    expect(read.headers.get('x-frame-options')).toBe('DENY')
+    expect((await raw.handle(new Request('http://localhost/war'))).headers.get('content-security-policy')).toBe(PAGE_CSP)
   })
 
   test('reads are public to any origin, collectors get no CORS headers', async () => {

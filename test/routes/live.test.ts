@@ -4,7 +4,9 @@
  */
 import { afterAll, beforeAll, beforeEach, expect, test } from 'bun:test'
 import { startSimulator, type Simulator } from '../../src/sim/server.ts'
-import { PCSTORE_APP_IDS } from '../../src/feeds/pcstore.ts'
+import { buildApp } from '../../src/app.ts'
+import { createPcstoreClient, PCSTORE_APP_IDS } from '../../src/feeds/pcstore.ts'
+import { createUpstreamClient } from '../../src/feeds/upstream.ts'
 import { openEmbeddedTestDatabase, type TestDatabase } from '../support/db.ts'
 import { errorOf, openHarness } from './helpers.ts'
 
@@ -154,4 +156,31 @@ test('/war-stats: unreachable upstream (503, or 404 from a moved endpoint) → 5
   expect(res.status).toBe(503)
   expect(errorOf(res)).toContain('upstream')
   expect(res.headers.get('cache-control')).toBe('no-store')
+})
+
+test('/player-count: the body kept from the feeds\' cached answers follows them when they are fetched anew', async () => {
+  // The feeds' clock moves by hand: within the TTL the answers come from the cache (the
+  // route's synchronous path), past it they are fetched again from a world that moved on.
+  let nowMs = Date.now()
+  const now = () => nowMs
+  const h = await fresh()
+  const feeds = {
+    ...h.deps.feeds,
+    upstream: createUpstreamClient({ baseUrl: sim.upstreamUrl, timeoutMs: 2000, userAgent: 'test', now }),
+    pcstore: createPcstoreClient({ baseUrl: sim.pcstoreUrl, timeoutMs: 2000, now }),
+  }
+  const app = buildApp({ ...h.deps, feeds })
+  const get = async () => (await (await app.handle(new Request('http://localhost/api/v1/player-count'))).json()) as { gameActive: number; dataCapturedAt: string; capturedAt: string | number }
+  const first = await get()
+  expect(first).toMatchObject({ gameActive: (await simFigures()).gameActive })
+  nowMs += 5_000
+  const kept = await get()
+  expect({ ...kept, capturedAt: 0 }).toEqual({ ...first, capturedAt: 0 })
+  sim.control.advance(3600)
+  nowMs += 15_000
+  const moved = await simFigures()
+  const next = await get()
+  expect(next).toMatchObject({ gameActive: moved.gameActive, game1: { pcstore: moved.game1 }, game2: { pcstore: moved.game2 } })
+  expect(next.gameActive).not.toBe(first.gameActive)
+  expect(next.dataCapturedAt).not.toBe(first.dataCapturedAt)
 })

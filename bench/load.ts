@@ -49,6 +49,8 @@ export interface RouteThroughput {
   check?: CheckTally
   /** The shadow sampling during the ceiling's run: samples and raw ms, for comparison. */
   shadow?: { samples: number; rawMsTotal: number }
+  /** Highest VmRSS of the service (MB) polled from the start of this route's runs to the next route's. */
+  maxRssMb: number
 }
 
 export interface ThroughputResult {
@@ -191,11 +193,15 @@ export async function measureThroughput(
   const afterStart = statusKb(pid, 'VmRSS') ?? 0
   let maxRss = afterStart
   let samples = 0
+  // The route whose runs are under way, and the highest VmRSS polled during each (kB).
+  let current = -1
+  const routeMax: number[] = []
   const poll = setInterval(() => {
     const v = statusKb(pid, 'VmRSS')
     if (v !== null) {
       samples++
       maxRss = Math.max(maxRss, v)
+      if (current >= 0) routeMax[current] = Math.max(routeMax[current] ?? 0, v)
     }
   }, 100)
   let ceiling: Listening | undefined
@@ -221,6 +227,8 @@ export async function measureThroughput(
     const out: RouteThroughput[] = []
     for (const [i, route] of routes.entries()) {
       const { path, durationS } = route
+      current = i
+      routeMax[i] = statusKb(pid, 'VmRSS') ?? 0
       if (o.warmupS > 0) {
         await load(base + path, o.warmupS)
         await load(cbase + path, o.warmupS)
@@ -250,6 +258,7 @@ export async function measureThroughput(
         ratio: s.rps / c.rps,
         check: tally,
         shadow: shadowTally ? { samples: shadowTally.samples, rawMsTotal: shadowTally.rawMsTotal } : undefined,
+        maxRssMb: Math.max(routeMax[i] ?? 0, statusKb(pid, 'VmRSS') ?? 0) / 1024,
       })
     }
     const hwm = statusKb(pid, 'VmHWM') ?? 0

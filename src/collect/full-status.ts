@@ -119,12 +119,18 @@ export const fullStatus = defineCollector({
         unchanged: { tick: 1 },
       }
     }
-    const planets = await planetStatus.insert(tx, at, warId, rows.planets)
-    const campaigns = await planetStatus.replaceCampaigns(tx, at, warId, rows.campaigns)
-    const summary = await warSummary.insert(tx, at, warId, rows.warTime, rows.counters)
-    const orders = await majorOrders.upsertWithProgress(tx, at, warId, rows.orders)
-    const news = await dispatches.insertNew(tx, at, warId, rows.dispatches)
-    const localized = await writeTexts(tx, at, warId, rows)
+    // Once claimed, no table's writes read another's: they go out together on the
+    // transaction's connection (postgres.js pipelines them; each table's statements stay
+    // in order), so the tick waits for one round trip per step of its longest table, not
+    // one per statement. A failure fails them all and the transaction rolls back.
+    const [planets, campaigns, summary, orders, news, localized] = await Promise.all([
+      planetStatus.insert(tx, at, warId, rows.planets),
+      planetStatus.replaceCampaigns(tx, at, warId, rows.campaigns),
+      warSummary.insert(tx, at, warId, rows.warTime, rows.counters),
+      majorOrders.upsertWithProgress(tx, at, warId, rows.orders),
+      dispatches.insertNew(tx, at, warId, rows.dispatches),
+      writeTexts(tx, at, warId, rows),
+    ])
     return {
       written: { planetStatus: planets, campaigns, warSummary: summary, ...orders, dispatches: news, ...localized },
       unchanged: { tick: 0, dispatches: rows.dispatches.length - news },

@@ -168,7 +168,10 @@ export interface OrderInput {
  */
 export async function upsertWithProgress(tx: Tx, at: Date, warId: number, orders: OrderInput[]) {
   const json = JSON.stringify(orders)
-  const upserted = await tx`
+  // The three statements go out together (pipelined) and run in this order: the
+  // completion update sees the orders the upsert wrote.
+  const [upserted, progress] = await Promise.all([
+    tx`
     INSERT INTO major_orders (order_id32, war_id, first_seen_at, last_seen_at, expires_in_last_seen, start_war_time,
       setting_type, flags, title, briefing, task_description, tasks, rewards, reward_medals)
     SELECT r.order_id32, ${warId}, ${at}, ${at}, r.expires_in, r.start_war_time, r.setting_type, r.flags, r.title,
@@ -184,18 +187,19 @@ export async function upsertWithProgress(tx: Tx, at: Date, warId: number, orders
       start_war_time = coalesce(excluded.start_war_time, major_orders.start_war_time), setting_type = excluded.setting_type,
       flags = excluded.flags, title = excluded.title, briefing = excluded.briefing,
       task_description = excluded.task_description, tasks = excluded.tasks, rewards = excluded.rewards,
-      reward_medals = excluded.reward_medals`
-  const progress = await tx`
+      reward_medals = excluded.reward_medals`,
+    tx`
     INSERT INTO major_order_progress (captured_at, order_id32, war_id, progress)
     SELECT ${at}, r.order_id32, ${warId}, r.progress
     FROM jsonb_to_recordset(${json}::text::jsonb) AS r(order_id32 bigint, progress jsonb)
-    ON CONFLICT DO NOTHING`
-  // The first snapshot with every task done (rule in sql/0008); a replayed older tick can move it earlier.
-  await tx`
+    ON CONFLICT DO NOTHING`,
+    // The first snapshot with every task done (rule in sql/0008); a replayed older tick can move it earlier.
+    tx`
     UPDATE major_orders o SET completed_at = ${at}
     FROM jsonb_to_recordset(${json}::text::jsonb) AS r(order_id32 bigint, progress jsonb)
     WHERE o.order_id32 = r.order_id32 AND (o.completed_at IS NULL OR o.completed_at > ${at})
-      AND jsonb_array_length(r.progress) > 0 AND mo_tasks_done(o.tasks, r.progress) = jsonb_array_length(r.progress)`
+      AND jsonb_array_length(r.progress) > 0 AND mo_tasks_done(o.tasks, r.progress) = jsonb_array_length(r.progress)`,
+  ])
   return { majorOrders: upserted.count, majorOrderProgress: progress.count }
 }
 

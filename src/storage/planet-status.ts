@@ -113,14 +113,26 @@ export interface PlanetStatusInput {
 
 /** Every planet's status at one tick; the hourly rollup serves the tick's hour live until its next refresh. */
 export async function insert(tx: Tx, at: Date, warId: number, planets: PlanetStatusInput[]): Promise<number> {
-  const r = await tx`
-    INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players)
-    SELECT ${at}, ${warId}, r.planet_index, r.owner, r.health, r.regen_per_second, r.players
-    FROM jsonb_to_recordset(${JSON.stringify(planets)}::text::jsonb) AS r(
-      planet_index integer, owner smallint, health bigint, regen_per_second double precision, players integer)`
-  await invalidateRollups(tx, 'planet_status_snapshots', at)
-  if (planets.length) await recordOwnerChanges(tx, at, warId, planets[0]!.planet_index)
+  // Sent together (pipelined, run in this order): none needs another's answer here.
+  const [r, , later] = await Promise.all([
+    tx`
+      INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players)
+      SELECT ${at}, ${warId}, r.planet_index, r.owner, r.health, r.regen_per_second, r.players
+      FROM jsonb_to_recordset(${JSON.stringify(planets)}::text::jsonb) AS r(
+        planet_index integer, owner smallint, health bigint, regen_per_second double precision, players integer)`,
+    invalidateRollups(tx, 'planet_status_snapshots', at),
+    planets.length ? nextTickAfter(tx, at, warId, planets[0]!.planet_index) : null,
+  ])
+  if (planets.length) await recordOwnerChanges(tx, at, warId, later)
   return r.count
+}
+
+/** The war's first tick after `at` (one planet's rows tell: a tick has a row per planet), if any. */
+async function nextTickAfter(tx: Tx, at: Date, warId: number, somePlanet: number): Promise<Date | null> {
+  const [next] = await tx<{ t: Date }[]>`
+    SELECT captured_at AS t FROM planet_status_snapshots
+    WHERE war_id = ${warId} AND planet_index = ${somePlanet} AND captured_at > ${at} ORDER BY captured_at LIMIT 1`
+  return next?.t ?? null
 }
 
 /**
@@ -130,12 +142,9 @@ export async function insert(tx: Tx, at: Date, warId: number, planets: PlanetSta
  * back, row by row); a tick written late also moves the
  * event of each planet's next tick, through planet_owner_changes_rebuild.
  */
-async function recordOwnerChanges(tx: Tx, at: Date, warId: number, somePlanet: number): Promise<void> {
-  const [next] = await tx<{ t: Date }[]>`
-    SELECT captured_at AS t FROM planet_status_snapshots
-    WHERE war_id = ${warId} AND planet_index = ${somePlanet} AND captured_at > ${at} ORDER BY captured_at LIMIT 1`
+async function recordOwnerChanges(tx: Tx, at: Date, warId: number, next: Date | null): Promise<void> {
   if (next) {
-    await tx`SELECT planet_owner_changes_rebuild(${warId}, ${at}, ${next.t})`
+    await tx`SELECT planet_owner_changes_rebuild(${warId}, ${at}, ${next})`
     return
   }
   await tx`

@@ -88,8 +88,7 @@ async function tickAtOrBefore(sql: Sql, warId: number, at: Date | null): Promise
 /** The galaxy counters of one full-status tick. */
 export async function insert(tx: Tx, at: Date, warId: number, warTime: number, counters: WarCounters): Promise<number> {
   const row = { captured_at: at, war_id: warId, upstream_war_time: warTime, ...counterColumns(counters) }
-  const r = await tx`INSERT INTO war_summary_snapshots ${tx(row)}`
-  await invalidateRollups(tx, 'war_summary_snapshots', at)
+  const [r] = await Promise.all([tx`INSERT INTO war_summary_snapshots ${tx(row)}`, invalidateRollups(tx, 'war_summary_snapshots', at)])
   return r.count
 }
 

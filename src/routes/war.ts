@@ -20,7 +20,7 @@ export const warRoutes = (context: ReadContext) =>
     .use(context)
     .get(
       '/war',
-      ({ request, cache, storage, now }) =>
+      async ({ request, cache, storage, now }) =>
         cache.respond(request, 'war', CACHE_POLICIES.war, ['war'], async () => {
           const state = await storage.war.warState({})
           if (!state) throw status(404, { error: 'no war records yet' })
@@ -36,7 +36,7 @@ export const warRoutes = (context: ReadContext) =>
     )
     .get(
       '/war/:warId',
-      ({ request, params, query, cache, storage, now }) => {
+      async ({ request, params, query, cache, storage, now }) => {
         const warId = parseWarId(params.warId)
         const planetIndex = planetIndexOf(query)
         return cache.respond(request, `war/${warId}/${planetIndex ?? '*'}`, CACHE_POLICIES.war, ['war'], async () => {

@@ -40,7 +40,8 @@ export interface RunResult {
   reps: number
   explains: Explained[]
   throughput: ThroughputResult | null
-  ingest: { fullStatus: IngestResult; playerCount: IngestResult } | null
+  /** heap: the bench process's JS heap before the ticks, and after the full collection they start with. */
+  ingest: { fullStatus: IngestResult; playerCount: IngestResult; heap?: { beforeMb: number; afterMb: number } } | null
   coldStarts: ColdStart[] | null
   idleRss: IdleRss | null
   targets: Target[]
@@ -371,6 +372,12 @@ export function renderMarkdown(r: RunResult): string {
     L.push(`| main-dataset rows/s through the collector path | ${n(f.mainRowsPerS)} | ${n(p.mainRowsPerS)} |`)
     L.push(`| all rows/s through the collector path | ${n(f.rowsPerS)} | ${n(p.rowsPerS)} |`)
     L.push('')
+    if (r.ingest.heap) {
+      L.push(
+        `The ticks run in the bench process; its JS heap held ${n(r.ingest.heap.beforeMb)} MB after the reads' raw baselines and ${n(r.ingest.heap.afterMb)} MB after the full collection (\`Bun.gc(true)\`) the ticks start with.`,
+        '',
+      )
+    }
   }
 
   L.push('### Targets (issue 13)', '')

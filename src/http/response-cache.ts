@@ -45,7 +45,8 @@ export interface CacheStats {
 }
 
 interface Entry {
-  body: string
+  /** UTF-8, encoded once: a string body would be encoded again for every response. */
+  body: Uint8Array
   etag: string
   /** The answer's headers, 304 and 200, built once per entry. */
   notModified: Record<string, string>
@@ -99,7 +100,7 @@ export class ResponseCache {
     if (this.cache.loading(key)) this.stats.hits++
     else this.stats.loads++
     const serialised = async (): Promise<Entry> => {
-      const body = JSON.stringify(await load())
+      const body = new TextEncoder().encode(JSON.stringify(await load()))
       const etag = `"${new Bun.CryptoHasher('sha256').update(body).digest('base64url').slice(0, 27)}"`
       const notModified = { 'cache-control': policy.header, etag }
       return { body, etag, notModified, ok: { ...notModified, 'content-type': JSON_TYPE } }

@@ -11,7 +11,7 @@ import { errorResponses } from '../http/errors.ts'
 import { httpPolicy } from '../http/policy.ts'
 import { Timestamp } from '../storage/model.ts'
 import { COUNTER_KEYS, countersOf, WarCounters } from '../storage/war-summary.ts'
-import { dataAge } from '../war/data-age.ts'
+import { ageSeconds, dataAge } from '../war/data-age.ts'
 import type { ReadContext } from './context.ts'
 
 const Counts = (description: string) =>
@@ -73,9 +73,11 @@ function playerCountAnswers() {
     answer(status: Fetched<WarStatus> | null, pc: PcstoreCounts, at: Date): Response {
       // The feeds' cached answers are the same objects while they last: their times say
       // whether the kept body is still theirs.
-      const times = [status?.fetchedAt ?? null, pc.fetchedAt.game1, pc.fetchedAt.game2]
-      if (!kept || times.some((t, i) => t !== kept!.times[i])) kept = { times, ...playerCountBody(status, pc, times) }
-      return jsonNoStore(kept.template.renderJson({ capturedAt: jsonTime(at), dataCapturedAt: kept.oldestJson, dataAgeSeconds: String(dataAge(kept.oldest, at).dataAgeSeconds) }))
+      const s = status?.fetchedAt ?? null
+      const { game1, game2 } = pc.fetchedAt
+      if (!kept || kept.times[0] !== s || kept.times[1] !== game1 || kept.times[2] !== game2) kept = { times: [s, game1, game2], ...playerCountBody(status, pc, [s, game1, game2]) }
+      const age = kept.oldest === null ? 'null' : String(ageSeconds(kept.oldest, at))
+      return jsonNoStore(kept.template.renderJson({ capturedAt: jsonTime(at), dataCapturedAt: kept.oldestJson, dataAgeSeconds: age }))
     },
   }
 }

@@ -21,6 +21,8 @@ import fc from 'fast-check'
 import { buildApp, type App } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 import { silentLogger } from '../../src/log.ts'
+import { ORDER_STATUSES } from '../../src/storage/major-orders.ts'
+import { EVENT_TYPES } from '../../src/storage/timeline.ts'
 import { openEmbeddedTestDatabase, type TestDatabase } from '../support/db.ts'
 import { DISPATCH_MESSAGES, seedAll } from '../support/seed.ts'
 import { simulatedFeeds } from '../support/sim.ts'
@@ -166,7 +168,8 @@ const ROUTES: Record<string, Route> = {
     },
   },
   warById: {
-    template: '/war/:warId', match: /^\/api\/v1\/war\/[^/]+$/, keys: ['planetId', 'planetID'], cache: 'war',
+    // /war/trends is its own route (a static segment wins over the parameter).
+    template: '/war/:warId', match: /^\/api\/v1\/war\/(?!trends$)[^/]+$/, keys: ['planetId', 'planetID'], cache: 'war',
     pathValue: fc.constantFrom('801', '800', '802', '1', '0801'),
     shape: (b) => {
       expect(keysOf(b)).toEqual(sorted('planets', 'war', 'dataCapturedAt', 'dataAgeSeconds'))
@@ -255,6 +258,45 @@ const ROUTES: Record<string, Route> = {
     keys: ['warId', 'warID', 'since', 'q', 'lang', 'page', 'limit'],
     shape: pagedShape(['id', 'warID', 'publishedAt', 'publishedWarTime', 'type', 'message'], 500, (r) => expect(isIso(r.publishedAt)).toBe(true)),
   },
+  // Issue 14's derived routes.
+  majorOrderStates: {
+    template: '/major-orders', match: /^\/api\/v1\/major-orders$/, keys: ['warId', 'warID', 'limit'], cache: 'no-store',
+    shape: (b) => {
+      expect(keysOf(b)).toEqual(sorted('warID', 'asOf', 'items'))
+      expect(isIso(b.asOf)).toBe(true)
+      expect(b.items.length).toBeLessThanOrEqual(100)
+      for (const o of b.items) {
+        expect(ORDER_STATUSES).toContain(o.status)
+        expect(isInt(o.tasksDone) && isInt(o.tasksTotal) && o.tasksDone <= o.tasksTotal).toBe(true)
+      }
+    },
+  },
+  liberation: {
+    template: '/planets/liberation', match: /^\/api\/v1\/planets\/liberation$/, keys: ['warId', 'warID', 'planetId', 'planetID', 'window'], cache: 'no-store',
+    shape: (b) => {
+      expect(keysOf(b)).toEqual(sorted('warID', 'asOf', 'windowHours', 'items'))
+      expect(isInt(b.windowHours) && b.windowHours >= 1 && b.windowHours <= 24).toBe(true)
+      for (const p of b.items) {
+        expect(['liberation', 'loss', 'stalemate', 'unknown']).toContain(p.outlook)
+        expect(p.eta === null || isIso(p.eta)).toBe(true)
+      }
+    },
+  },
+  trends: {
+    template: '/war/trends', match: /^\/api\/v1\/war\/trends$/, keys: ['warId', 'warID'], cache: 'no-store',
+    shape: (b) => {
+      expect(keysOf(b)).toEqual(sorted('warID', 'asOf', 'windows'))
+      expect(keysOf(b.windows)).toEqual(sorted('1h', '24h', '7d'))
+    },
+  },
+  timeline: {
+    template: '/timeline', match: /^\/api\/v1\/timeline$/, cache: 'no-store', maxLimit: 1000,
+    keys: ['warId', 'warID', 'from', 'to', 'type', 'page', 'limit'],
+    shape: pagedShape(['at', 'type', 'warID', 'planetIndex', 'planetName', 'fromOwner', 'toOwner', 'orderId32', 'title', 'dispatchId', 'message'], 1000, (r) => {
+      expect(isIso(r.at)).toBe(true)
+      expect(EVENT_TYPES).toContain(r.type)
+    }),
+  },
   throttle: {
     template: '/health/throttle', match: /^\/api\/v1\/health\/throttle$/, keys: [], cache: 'no-store', noParams: true,
     shape: (b) => {
@@ -312,6 +354,13 @@ const validFor = (key: string): fc.Arbitrary<string> => {
       return fc.constantFrom('24h', '7d', '30d', '90d', 'all')
     case 'lang':
       return fc.constantFrom('en-US', 'de-DE', 'zh-hant', 'all', 'ALL', 'xx-XX', 'en')
+    case 'window':
+      return fc.integer({ min: 0, max: 30 }).map(String)
+    case 'from':
+    case 'to':
+      return validDate
+    case 'type':
+      return fc.oneof(fc.constantFrom(...EVENT_TYPES), fc.subarray([...EVENT_TYPES], { minLength: 1 }).map((ts) => ts.join(',')), fc.constantFrom('', ',', 'planet_liberated,,x'))
     default:
       return fc.string({ maxLength: 5 })
   }
@@ -518,6 +567,7 @@ describe('paging model (every paged route)', () => {
       { route: ROUTES.majorOrders!, base: `${API}/historical-major-orders?x=1` },
       { route: ROUTES.progress!, base: `${API}/historical-major-orders/1001/progress?x=1` },
       { route: ROUTES.dispatches!, base: `${API}/historical-dispatches?x=1` },
+      { route: ROUTES.timeline!, base: `${API}/timeline?from=${start}&to=${end}` },
     ]
   }
   const pageValue = fc.oneof(

@@ -41,7 +41,7 @@ export interface RunResult {
   explains: Explained[]
   throughput: ThroughputResult | null
   /** heap: the bench process's JS heap before the ticks, and after the full collection they start with. */
-  ingest: { fullStatus: IngestResult; playerCount: IngestResult; heap?: { beforeMb: number; afterMb: number } } | null
+  ingest: { fullStatus: IngestResult; playerCount: IngestResult; heap?: { beforeMb: number; afterMb: number; autovacuumWorkers?: number } } | null
   coldStarts: ColdStart[] | null
   idleRss: IdleRss | null
   targets: Target[]
@@ -367,14 +367,16 @@ export function renderMarkdown(r: RunResult): string {
     L.push(`| feeds fetched per tick | status, summary, assignments, newsfeed | status (+ PC store when due) |`)
     L.push(`| war advanced per tick | ${f.advanceS} s | ${p.advanceS} s |`)
     L.push(`| tick, wall (fetches + 1 transaction), p50 / p95 | ${ms(f.wall.p50)} / ${ms(f.wall.p95)} ms (n = ${f.ticks}) | ${ms(p.wall.p50)} / ${ms(p.wall.p95)} ms (n = ${p.ticks}) |`)
-    L.push(`| same, collector's own durationMs, p50 / p95 | ${ms(f.reported.p50)} / ${ms(f.reported.p95)} ms | ${ms(p.reported.p50)} / ${ms(p.reported.p95)} ms |`)
+    L.push(`| of which the feed fetches, p50 / p95 | ${ms(f.fetch.p50)} / ${ms(f.fetch.p95)} ms | ${ms(p.fetch.p50)} / ${ms(p.fetch.p95)} ms |`)
+    L.push(`| of which the write transaction, p50 / p95 | ${ms(f.write.p50)} / ${ms(f.write.p95)} ms | ${ms(p.write.p50)} / ${ms(p.write.p95)} ms |`)
     L.push(`| rows per tick (main dataset / all datasets) | ${n(f.mainPerTick)} planet status / ${n(f.rowsPerTick)} | ${p.mainPerTick.toFixed(1)} upstream / ${p.rowsPerTick.toFixed(1)} |`)
     L.push(`| main-dataset rows/s through the collector path | ${n(f.mainRowsPerS)} | ${n(p.mainRowsPerS)} |`)
     L.push(`| all rows/s through the collector path | ${n(f.rowsPerS)} | ${n(p.rowsPerS)} |`)
     L.push('')
     if (r.ingest.heap) {
       L.push(
-        `The ticks run in the bench process; its JS heap held ${n(r.ingest.heap.beforeMb)} MB after the reads' raw baselines and ${n(r.ingest.heap.afterMb)} MB after the full collection (\`Bun.gc(true)\`) the ticks start with.`,
+        `The ticks run in the bench process; its JS heap held ${n(r.ingest.heap.beforeMb)} MB after the reads' raw baselines and ${n(r.ingest.heap.afterMb)} MB after the full collection (\`Bun.gc(true)\`) the ticks start with. ` +
+          `Autovacuum workers busy in the database when the ticks started: ${r.ingest.heap.autovacuumWorkers ?? '–'}.`,
         '',
       )
     }

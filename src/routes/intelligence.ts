@@ -8,7 +8,7 @@ import { Elysia, status, t } from 'elysia'
 import { dateString, timeRange } from '../http/dates.ts'
 import { errorResponses } from '../http/errors.ts'
 import { Paged, pageOf, paged, pagingQuery } from '../http/paging.ts'
-import { badRequest, integerString, parseInteger, planetIndexOf, PlanetIdQuery, warIdOf, WarIdQuery } from '../http/params.ts'
+import { badRequest, integerString, LangQuery, langOf, parseInteger, planetIndexOf, PlanetIdQuery, warIdOf, WarIdQuery } from '../http/params.ts'
 import { httpPolicy } from '../http/policy.ts'
 import type { Store } from '../storage/index.ts'
 import { OrderState } from '../storage/major-orders.ts'
@@ -90,8 +90,9 @@ async function trendWindow(storage: Store, warId: number, latest: WarSummaryRow 
 const typesOf = (raw: string | undefined): EventType[] => {
   if (raw === undefined || raw === '') return [...EVENT_TYPES]
   const asked = raw.split(',')
-  const unknown = asked.filter((x) => !(EVENT_TYPES as readonly string[]).includes(x))
-  if (unknown.length) throw badRequest(`type must be a comma-separated list of ${EVENT_TYPES.join(', ')} (unknown: ${unknown.join(', ')})`)
+  // Named by position: an error never echoes the input.
+  const bad = asked.findIndex((x) => !(EVENT_TYPES as readonly string[]).includes(x))
+  if (bad >= 0) throw badRequest(`type must be a comma-separated list of ${EVENT_TYPES.join(', ')} (item ${bad + 1} is not one)`)
   return asked as EventType[]
 }
 
@@ -103,14 +104,14 @@ export const intelligenceRoutes = (context: ReadContext) =>
       app
         .get(
           '/major-orders',
-          async ({ query, storage, warId, now }) => {
+          async ({ query, storage, warId, now, languages }) => {
             const limit = pageOf({ limit: query.limit }, ORDERS).limit
             const war = warIdOf(query) ?? warId
             const asOf = now()
-            return { warID: war, asOf, items: await storage.majorOrders.states({ warId: war, asOf, limit }) }
+            return { warID: war, asOf, items: await storage.majorOrders.states({ warId: war, asOf, limit, lang: langOf(query, languages) }) }
           },
           {
-            query: t.Object({ ...WarIdQuery, limit: pagingQuery(ORDERS).limit }),
+            query: t.Object({ ...WarIdQuery, ...LangQuery, limit: pagingQuery(ORDERS).limit }),
             response: {
               200: t.Object({ warID: t.Integer(), asOf: Timestamp('The time the states were decided at'), items: t.Array(OrderState) }),
               ...errorResponses,
@@ -118,7 +119,7 @@ export const intelligenceRoutes = (context: ReadContext) =>
             detail: {
               summary: 'Major orders with their derived state',
               description:
-                'The war\'s orders, last seen first, with status, tasksDone, expiresAt, completedAt and per-task progress. Rules: README "War intelligence".',
+                'The war\'s orders, last seen first, with status, tasksDone, expiresAt, completedAt and per-task progress. Rules: README "War intelligence". With lang, title, briefing and description are the texts of that language (null when none was collected), or with lang=all objects {"<code>": text}.',
             },
           },
         )

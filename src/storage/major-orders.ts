@@ -90,9 +90,9 @@ export const OrderState = t.Object(
   {
     orderId32: Int('Order id'),
     warID: Int('War id'),
-    title: Nullable(t.String(), 'Title'),
-    briefing: Nullable(t.String(), 'Briefing text'),
-    description: Nullable(t.String(), 'Task description'),
+    title: LocalizedText('Title'),
+    briefing: LocalizedText('Briefing text'),
+    description: LocalizedText('Task description'),
     status: t.UnionEnum(ORDER_STATUSES, {
       description: 'completed: every task done at some snapshot; failed: time ran out first; withdrawn: gone from the feed before its time ran out; active: otherwise',
     }),
@@ -113,12 +113,15 @@ export type OrderState = Static<typeof OrderState>
 /**
  * The war's orders, last seen first, with their state as of `asOf` (rules in sql/0008 and
  * the OrderState descriptions). An order is "in the feed" when it was seen at the war's
- * latest full-status tick.
+ * latest full-status tick. With `lang`, the texts of that language (or of every one).
  */
-async function states(sql: Sql, f: { warId: number; asOf: Date; limit: number }): Promise<OrderState[]> {
+async function states(sql: Sql, f: { warId: number; asOf: Date; limit: number; lang?: Lang }): Promise<OrderState[]> {
+  const lang = f.lang
+  const text = (column: string) => (lang ? localizedColumn(sql, lang, 'major_order_texts', sql`t.order_id32 = o.order_id32`, column) : sql`o.${sql(column)}`)
   return [...(await sql<OrderState[]>`
     WITH latest AS (SELECT max(captured_at) AS t FROM full_status_ticks WHERE war_id = ${f.warId})
-    SELECT o.order_id32 AS "orderId32", o.war_id AS "warID", o.title, o.briefing, o.task_description AS description,
+    SELECT o.order_id32 AS "orderId32", o.war_id AS "warID",
+           ${text('title')} AS title, ${text('briefing')} AS briefing, ${text('task_description')} AS description,
            CASE WHEN o.completed_at IS NOT NULL THEN 'completed'
                 WHEN x.expires_at <= ${f.asOf} THEN 'failed'
                 WHEN o.last_seen_at < (SELECT t FROM latest) THEN 'withdrawn'

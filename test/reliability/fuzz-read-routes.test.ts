@@ -539,6 +539,15 @@ describe('URL length', () => {
     expectErrorEnvelope(res, [])
   })
 
+  test('FIXED (was a bug found by this fuzzing): GET /api/v1/timeline?type=<unknown> echoed the unknown type in its 400', async () => {
+    for (const value of ['%80', 'planet_liberated,<script>alert(1)</script>', `x${'y'.repeat(40)}`]) {
+      const res = await send(app, new Request(`${ORIGIN}${API}/timeline?type=${value}`))
+      expect(res.status).toBe(400)
+      expectErrorEnvelope(res, [value, decodeURIComponent(value.replace('%80', ''))])
+      expect(res.body.error).toContain('type must be a comma-separated list of planet_liberated')
+    }
+  })
+
   test('exactly at the limit: 4096 → not 414, 4097 → 414', async () => {
     for (const route of Object.values(ROUTES)) {
       const base = `${ORIGIN}${pathOf(route, route.template.includes(':') ? '1' : undefined)}?x=`

@@ -114,8 +114,30 @@ describeOnEachDatabase('lang on the dispatch and major-order routes', (target) =
     })
   })
 
+  test('/major-orders (derived state), lang=<code> and lang=all: the same orders and states, texts in the language', async () => {
+    type State = { orderId32: number; title: unknown; briefing: unknown; description: unknown }
+    const texts = (body: { items: State[] }) => Object.fromEntries(body.items.map((o) => [o.orderId32, [o.title, o.briefing, o.description]]))
+    const withoutTexts = (body: { items: State[] }) => body.items.map((o) => ({ ...o, title: 0, briefing: 0, description: 0 }))
+    const plain = (await h.get('/major-orders')).body
+    const de = (await h.get('/major-orders?lang=DE-de')).body
+    expect(withoutTexts(de)).toEqual(withoutTexts(plain))
+    expect(texts(de)).toEqual({
+      [SEED.orders.recent]: ['GROSSBEFEHL', 'Haltet die Linie', 'Befreit 2 Planeten'],
+      [SEED.orders.older]: [null, null, null],
+      [SEED.orders.big]: [null, 'Nur ein Briefing', null],
+    })
+    const all = (await h.get('/major-orders?lang=all')).body
+    expect(withoutTexts(all)).toEqual(withoutTexts(plain))
+    expect(texts(all)[SEED.orders.recent]).toEqual([
+      { 'en-US': 'MAJOR ORDER', 'de-DE': 'GROSSBEFEHL' },
+      { 'en-US': 'Hold the line', 'de-DE': 'Haltet die Linie' },
+      { 'en-US': 'Liberate 2 planets', 'de-DE': 'Befreit 2 Planeten' },
+    ])
+    expect(texts(all)[SEED.orders.big]).toEqual([{}, { 'de-DE': 'Nur ein Briefing' }, {}])
+  })
+
   test('an unknown or empty lang is a 400 {error} naming lang (and listing the languages), never echoing the input', async () => {
-    for (const path of ['/historical-dispatches', '/historical-major-orders']) {
+    for (const path of ['/historical-dispatches', '/historical-major-orders', '/major-orders']) {
       for (const value of ['xx-XX', '', 'en', 'all,de-DE', '<script>']) {
         const res = await h.get(`${path}?lang=${encodeURIComponent(value)}`)
         expect({ path, value, status: res.status }).toEqual({ path, value, status: 400 })

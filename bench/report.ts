@@ -40,8 +40,8 @@ export interface RunResult {
   reps: number
   explains: Explained[]
   throughput: ThroughputResult | null
-  /** heap: the bench process's JS heap before the ticks, and after the full collection they start with. */
-  ingest: { fullStatus: IngestResult; playerCount: IngestResult; heap?: { beforeMb: number; afterMb: number; autovacuumWorkers?: number } } | null
+  /** atStart: the bench process's JS heap before the ticks and after the full collection they start with; autovacuum workers busy then. */
+  ingest: { fullStatus: IngestResult; playerCount: IngestResult; atStart?: { heapMb: number; heapAfterGcMb: number; autovacuumWorkers: number } } | null
   coldStarts: ColdStart[] | null
   idleRss: IdleRss | null
   targets: Target[]
@@ -373,10 +373,11 @@ export function renderMarkdown(r: RunResult): string {
     L.push(`| main-dataset rows/s through the collector path | ${n(f.mainRowsPerS)} | ${n(p.mainRowsPerS)} |`)
     L.push(`| all rows/s through the collector path | ${n(f.rowsPerS)} | ${n(p.rowsPerS)} |`)
     L.push('')
-    if (r.ingest.heap) {
+    const s = r.ingest.atStart
+    if (s) {
       L.push(
-        `The ticks run in the bench process; its JS heap held ${n(r.ingest.heap.beforeMb)} MB after the reads' raw baselines and ${n(r.ingest.heap.afterMb)} MB after the full collection (\`Bun.gc(true)\`) the ticks start with. ` +
-          `Autovacuum workers busy in the database when the ticks started: ${r.ingest.heap.autovacuumWorkers ?? '–'}.`,
+        `The ticks run in the bench process; its JS heap held ${n(s.heapMb)} MB after the reads' raw baselines and ${n(s.heapAfterGcMb)} MB after the full collection (\`Bun.gc(true)\`) the ticks start with. ` +
+          `Autovacuum workers busy in the database when the ticks started: ${s.autovacuumWorkers}.`,
         '',
       )
     }

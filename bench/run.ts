@@ -267,12 +267,12 @@ async function main() {
   Bun.gc(true)
   // The database's own background work at that moment (autovacuum after the generated rows) shares the cores.
   const [vacuum] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'`
-  const heap = { beforeMb: heapBeforeMb, afterMb: process.memoryUsage().heapUsed / 2 ** 20, autovacuumWorkers: vacuum?.n ?? 0 }
-  progress(`ingest: bench process heap ${heap.beforeMb.toFixed(0)} MB, ${heap.afterMb.toFixed(0)} MB after a full collection; ${heap.autovacuumWorkers} autovacuum workers busy`)
+  const atStart = { heapMb: heapBeforeMb, heapAfterGcMb: process.memoryUsage().heapUsed / 2 ** 20, autovacuumWorkers: vacuum?.n ?? 0 }
+  progress(`ingest: bench process heap ${atStart.heapMb.toFixed(0)} MB, ${atStart.heapAfterGcMb.toFixed(0)} MB after a full collection; ${atStart.autovacuumWorkers} autovacuum workers busy`)
   const ingest = {
     fullStatus: await measureIngest(bench.db, feeds.feeds, feeds.later, { collector: 'full-status', ticks, warmup: 2, progress }),
     playerCount: await measureIngest(bench.db, feeds.feeds, feeds.later, { collector: 'player-count', ticks, warmup: 2, progress }),
-    heap,
+    atStart,
   }
 
   // Throughput of every read route, and the service's peak memory; the history routes with

@@ -109,6 +109,15 @@ export const ROWS_OF: { table: string; collector: CollectorName; keys: string[] 
   { table: 'planet_stats_snapshots', collector: 'planet-stats', keys: ['planetStats'] },
 ]
 
+/** Per table: the rows the successful runs reported, and the rows the table gained between the two counts. */
+export function rowTally(runs: RunLine[], before: Record<string, number>, after: Record<string, number>) {
+  return ROWS_OF.map(({ table, collector, keys }) => ({
+    table,
+    reported: runs.filter((r) => r.collector === collector && r.ok).reduce((sum, r) => sum + keys.reduce((s, k) => s + (r.written[k] ?? 0), 0), 0),
+    stored: after[table]! - before[table]!,
+  }))
+}
+
 export interface RunLine {
   collector: CollectorName
   startMs: number
@@ -238,11 +247,7 @@ export async function runLoadWhileCollecting(o: SoakOptions): Promise<SoakResult
       }))
     const patterns: Record<CollectorName, string> = { ...SCHEDULE_PATTERNS, 'full-status': o.fullStatusCron }
     const collectors = COLLECTOR_NAMES.map((c) => tally(c, patterns[c], runs, fromMs, toMs))
-    const rows = ROWS_OF.map(({ table, collector, keys }) => ({
-      table,
-      reported: runs.filter((r) => r.collector === collector && r.ok).reduce((sum, r) => sum + keys.reduce((s, k) => s + (r.written[k] ?? 0), 0), 0),
-      stored: after[table]! - before[table]!,
-    }))
+    const rows = rowTally(runs, before, after)
     const all = load.samples.flat().sort((a, b) => a - b)
     const requests = all.length + load.networkErrors
     return {

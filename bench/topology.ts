@@ -33,7 +33,7 @@ import { startService, type ServiceProcess } from '../test/support/process.ts'
 import { printUsageAndExit, scriptArgs } from './cli.ts'
 import { writeSection } from './report.ts'
 import { ROOT, WAR_ID } from './setup.ts'
-import { firingsBetween, loadRoutes, ROWS_OF, SOAK_ROUTES, tableCounts, tally, type RunLine } from './soak.ts'
+import { firingsBetween, loadRoutes, rowTally, SOAK_ROUTES, tableCounts, tally, type RunLine } from './soak.ts'
 import { ms, percentile } from './stats.ts'
 
 const { values: argv } = parseArgs({
@@ -208,11 +208,7 @@ try {
         !runs.some((r) => r.collector === c && r.ok && r.startMs >= f - 250 && r.startMs < Math.min(f + 3000, all[i + 1] ?? Infinity))).length,
     }
   })
-  const rows = ROWS_OF.map(({ table, collector, keys }) => ({
-    table,
-    reported: runs.filter((r) => r.collector === collector && r.ok).reduce((sum, r) => sum + keys.reduce((s, k) => s + (r.written[k] ?? 0), 0), 0),
-    stored: after[table]! - before[table]!,
-  }))
+  const rows = rowTally(runs, before, after)
   const all = load.samples.flat().sort((a, b) => a - b)
   const requests = all.length + load.networkErrors
   const errors = load.networkErrors + Object.values(load.non2xx).reduce((a, b) => a + b, 0)

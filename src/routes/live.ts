@@ -75,7 +75,10 @@ function playerCountAnswers() {
       // whether the kept body is still theirs.
       const s = status?.fetchedAt ?? null
       const { game1, game2 } = pc.fetchedAt
-      if (!kept || kept.times[0] !== s || kept.times[1] !== game1 || kept.times[2] !== game2) kept = { times: [s, game1, game2], ...playerCountBody(status, pc, [s, game1, game2]) }
+      if (!kept || kept.times[0] !== s || kept.times[1] !== game1 || kept.times[2] !== game2) {
+        const times = [s, game1, game2]
+        kept = { times, ...playerCountBody(status, pc, times) }
+      }
       const age = kept.oldest === null ? 'null' : String(ageSeconds(kept.oldest, at))
       return jsonNoStore(kept.template.renderJson({ capturedAt: jsonTime(at), dataCapturedAt: kept.oldestJson, dataAgeSeconds: age }))
     },

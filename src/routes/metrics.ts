@@ -3,9 +3,7 @@ import { Elysia } from 'elysia'
 import { securedResponse } from '../http/security.ts'
 import type { Metrics } from '../metrics.ts'
 
-export const metricsRoutes = (metrics: Metrics) =>
-  new Elysia({ name: 'routes/metrics' }).get(
-    '/metrics',
-    async () => securedResponse('read', await metrics.text(), { 'content-type': metrics.contentType, 'cache-control': 'no-store' }),
-    { detail: { hide: true } },
-  )
+export const metricsRoutes = (metrics: Metrics) => {
+  const headers = { 'content-type': metrics.contentType, 'cache-control': 'no-store' }
+  return new Elysia({ name: 'routes/metrics' }).get('/metrics', async () => securedResponse('read', await metrics.text(), headers), { detail: { hide: true } })
+}

@@ -69,18 +69,23 @@ const PAGE = `<!doctype html>
 </html>
 `
 
+// Constant header objects: securedResponse builds each one's union with the policy once.
+const PAGE_HEADERS = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' }
+const SCRIPT_HEADERS = { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }
+
 /** The docs page, its start script and the viewer's files, all from this service. */
 export const docsPage = () => {
   const app = new Elysia({ name: 'routes/docs-page' })
-    .get(DOCS_PATH, () => securedResponse('docs', PAGE, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' }), {
+    .get(DOCS_PATH, () => securedResponse('docs', PAGE, PAGE_HEADERS), {
       detail: { hide: true },
     })
-    .get(`${DOCS_PATH}/start.js`, () => securedResponse('read', START_SCRIPT, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }), {
+    .get(`${DOCS_PATH}/start.js`, () => securedResponse('read', START_SCRIPT, SCRIPT_HEADERS), {
       detail: { hide: true },
     })
   for (const [file, type] of Object.entries(VIEWER_FILES)) {
     const path = join(VIEWER_DIR, file)
-    app.get(`${VIEWER_ASSETS}/${file}`, () => securedResponse('read', Bun.file(path), { 'content-type': type, 'cache-control': IMMUTABLE }), {
+    const headers = { 'content-type': type, 'cache-control': IMMUTABLE }
+    app.get(`${VIEWER_ASSETS}/${file}`, () => securedResponse('read', Bun.file(path), headers), {
       detail: { hide: true },
     })
   }

@@ -218,4 +218,25 @@ describeOnEachDatabase('war intelligence routes', (target) => {
     expect(await dump()).toEqual(kept)
     expect(kept.filter((r) => r.planet_index === 4)).toHaveLength(1)
   })
+
+  test('a planet missing from the previous tick is compared with its own last row (and one never seen records nothing)', async () => {
+    const dump = () => db.sql`SELECT captured_at, planet_index, from_owner, to_owner FROM planet_owner_changes ORDER BY 1, 2`
+    // Two newest ticks: planet 3 (bugs until now) absent from the first, back with humans in
+    // the second, so its change is found two ticks back; planet 5 stays with humans; planet
+    // 42 appears for the first time (nothing to compare with).
+    const write = (k: number, planets: { planet_index: number; owner: number }[]) =>
+      db.sql.begin(async (tx) => {
+        const at = new Date(LAST + k * STEP)
+        await claimFullStatus(tx, at, 801, 2_000_000 + k * 300, planets.length)
+        await planetStatus.insert(tx, at, 801, planets.map((p) => ({ ...p, health: 1, regen_per_second: 0, players: 1 })))
+      })
+    await write(1, [{ planet_index: 5, owner: HUMANS }])
+    await write(2, [{ planet_index: 3, owner: HUMANS }, { planet_index: 5, owner: HUMANS }, { planet_index: 42, owner: BUGS }])
+    const kept = await dump()
+    expect(kept.filter((r) => r.captured_at.getTime() > LAST)).toEqual([
+      { captured_at: new Date(LAST + 2 * STEP), planet_index: 3, from_owner: BUGS, to_owner: HUMANS },
+    ])
+    await db.sql`SELECT planet_owner_changes_rebuild(NULL, '-infinity', 'infinity')`
+    expect(await dump()).toEqual(kept)
+  })
 })

@@ -68,7 +68,9 @@ const counts = (pcstore: number) => ({ pcstore, console: 0, total: pcstore })
  * age change per request): the feeds' answers change every 15 s at most, so one is kept.
  */
 function playerCountAnswers() {
-  let kept: { times: (Date | null)[]; template: JsonTemplate<'capturedAt' | 'dataCapturedAt' | 'dataAgeSeconds'>; oldest: Date | null; oldestJson: string } | undefined
+  let kept:
+    | { times: (Date | null)[]; template: JsonTemplate<'capturedAt' | 'dataCapturedAt' | 'dataAgeSeconds'>; oldest: Date | null; oldestJson: string; lastMs: number; lastBody: string }
+    | undefined
   return {
     answer(status: Fetched<WarStatus> | null, pc: PcstoreCounts, at: Date): Response {
       // The feeds' cached answers are the same objects while they last: their times say
@@ -77,10 +79,16 @@ function playerCountAnswers() {
       const { game1, game2 } = pc.fetchedAt
       if (!kept || kept.times[0] !== s || kept.times[1] !== game1 || kept.times[2] !== game2) {
         const times = [s, game1, game2]
-        kept = { times, ...playerCountBody(status, pc, times) }
+        kept = { times, ...playerCountBody(status, pc, times), lastMs: NaN, lastBody: '' }
       }
-      const age = kept.oldest === null ? 'null' : String(ageSeconds(kept.oldest, at))
-      return jsonNoStore(kept.template.renderJson({ capturedAt: jsonTime(at), dataCapturedAt: kept.oldestJson, dataAgeSeconds: age }))
+      // Under load many answers share their millisecond, and with it their whole body.
+      const ms = at.getTime()
+      if (ms !== kept.lastMs) {
+        const age = kept.oldest === null ? 'null' : String(ageSeconds(kept.oldest, at))
+        kept.lastBody = kept.template.renderJson({ capturedAt: jsonTime(at), dataCapturedAt: kept.oldestJson, dataAgeSeconds: age })
+        kept.lastMs = ms
+      }
+      return jsonNoStore(kept.lastBody)
     },
   }
 }

@@ -259,7 +259,7 @@ export function renderMarkdown(r: RunResult): string {
   L.push('### Read latency (in process: `buildApp(deps).handle(request)`, one request at a time)', '')
   L.push(
     `Each case: 3 warm-up requests, then ${r.reps} timed ones. Raw = the same answer from raw rows (bench/baseline.ts), checked equal (points and stats) before timing. ` +
-      'Paged routes: the first, a middle and the last page of a realistic window and of the whole history; ' +
+      'Paged routes: the first, a middle and the last page of a realistic window and of the whole history, each request computed (the data versions are moved before each, so no kept page is served; kept pages show in the throughput table); ' +
       'Totals = the answer\'s totalResults against a direct `count(*)` over the same filters (the run fails on a difference; `–` where the window is the route\'s moving default).',
     '',
   )

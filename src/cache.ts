@@ -9,14 +9,23 @@ export interface Stored<V> {
   storedAtMs: number
 }
 
+/** A bound on what the entries weigh together (bytes, say), beside the count of entries. */
+export interface WeightBudget<V> {
+  max: number
+  weigh: (value: V) => number
+}
+
 export class SingleFlightCache<V> {
-  private readonly entries = new Map<string, Stored<V>>()
+  private readonly entries = new Map<string, Stored<V> & { weight: number }>()
   private readonly loads = new Map<string, Promise<unknown>>()
+  private weight = 0
 
   constructor(
     /** Entries kept at most; past it the least recently stored goes. */
     private readonly maxEntries = 1000,
     readonly now: () => number = Date.now,
+    /** Past it too the least recently stored go; a value heavier than the whole budget is not kept. */
+    private readonly budget?: WeightBudget<V>,
   ) {}
 
   get(key: string): Stored<V> | undefined {
@@ -56,21 +65,32 @@ export class SingleFlightCache<V> {
   }
 
   set(key: string, value: V): void {
-    this.entries.delete(key)
-    while (this.entries.size >= this.maxEntries) {
-      const oldest = this.entries.keys().next().value
-      if (oldest === undefined) break
-      this.entries.delete(oldest)
+    this.delete(key)
+    const weight = this.budget?.weigh(value) ?? 0
+    if (this.budget && weight > this.budget.max) return
+    const max = this.budget?.max ?? Infinity
+    while (this.entries.size > 0 && (this.entries.size >= this.maxEntries || this.weight + weight > max)) {
+      this.delete(this.entries.keys().next().value!)
     }
-    this.entries.set(key, { value, storedAtMs: this.now() })
+    this.entries.set(key, { value, storedAtMs: this.now(), weight })
+    this.weight += weight
   }
 
   delete(key: string): void {
+    const e = this.entries.get(key)
+    if (!e) return
     this.entries.delete(key)
+    this.weight -= e.weight
   }
 
   clear(): void {
     this.entries.clear()
+    this.weight = 0
+  }
+
+  /** What the entries weigh together (0 without a budget). */
+  get totalWeight(): number {
+    return this.weight
   }
 
   get size(): number {

@@ -68,4 +68,20 @@ describe('SingleFlightCache', () => {
     cache.clear()
     expect(cache.size).toBe(0)
   })
+
+  test('with a weight budget the least recently stored go until the new value fits; a value over the whole budget is not kept', () => {
+    const cache = new SingleFlightCache<string>(100, Date.now, { max: 10, weigh: (v) => v.length })
+    cache.set('a', 'aaaa')
+    cache.set('b', 'bbbb')
+    expect(cache.totalWeight).toBe(8)
+    cache.set('c', 'ccc') // 11 > 10: a goes
+    expect([cache.get('a'), cache.get('b')?.value, cache.get('c')?.value]).toEqual([undefined, 'bbbb', 'ccc'])
+    expect(cache.totalWeight).toBe(7)
+    cache.set('b', 'b') // replaced: its old weight is given back
+    expect(cache.totalWeight).toBe(4)
+    cache.set('huge', 'x'.repeat(11))
+    expect([cache.get('huge'), cache.size, cache.totalWeight]).toEqual([undefined, 2, 4])
+    cache.delete('c')
+    expect(cache.totalWeight).toBe(1)
+  })
 })

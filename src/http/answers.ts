@@ -10,7 +10,7 @@
  * (in this process; other processes within the LISTEN delay), and an answer is only ever
  * served for the versions it was computed at: the key holds them.
  */
-import { SingleFlightCache } from '../cache.ts'
+import { SingleFlightCache, type WeightBudget } from '../cache.ts'
 import { securedResponse } from './security.ts'
 import type { DataVersions, Dataset } from '../storage/changes.ts'
 
@@ -19,9 +19,9 @@ export class Answers {
 
   constructor(
     private readonly versions: DataVersions,
-    maxEntries = 512,
+    opts: { maxEntries?: number; budget?: WeightBudget<unknown> } = {},
   ) {
-    this.cache = new SingleFlightCache<unknown>(maxEntries)
+    this.cache = new SingleFlightCache<unknown>(opts.maxEntries ?? 512, Date.now, opts.budget)
   }
 
   /**

@@ -19,6 +19,8 @@ export type ReadDeps = {
   cache: ResponseCache
   /** Answers kept ready per data version (diver and planet history, live counts). */
   answers: Answers
+  /** Page bodies of the historical routes kept ready per data version (routes/history.ts). */
+  pages: Answers
 }
 
 export const readContext = (deps: ReadDeps) => new Elysia({ name: 'routes/context' }).decorate(deps)

@@ -8,6 +8,8 @@ import { describeOnEachDatabase } from '../support/editions.ts'
 import { SEED, seedAll } from '../support/seed.ts'
 import { openHarness, type Harness } from './helpers.ts'
 
+const MIN = 60_000
+
 const DAY = 86_400_000
 const isoDay = (d: Date) => d.toISOString().slice(0, 10)
 const times = (items: { timestamp: string }[]) => items.map((i) => Date.parse(i.timestamp))
@@ -245,5 +247,50 @@ describeOnEachDatabase('historical routes', (target) => {
     expect(await q('super EARTH')).toEqual([9])
     expect(await q('ROUTINE DISPATCH NUMBER 2')).toEqual([29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 2])
     expect((await h.get(`/historical-dispatches?q=routine&since=280000`)).body.totalResults).toBe(2)
+  })
+
+  // ---------------------------------------------------------------- kept pages
+
+  test('a page with fixed filters is kept per data version; a window ending now is read per request', async () => {
+    const at = new Date(now.getTime() - 7 * MIN) // between two seeded ticks
+    const fixed = `/historical-planet-status?planetId=1&startDate=${new Date(now.getTime() - 3600_000).toISOString()}&endDate=${now.toISOString()}`
+    const moving = '/historical-planet-status?planetId=1&startDate=' + new Date(now.getTime() - 3600_000).toISOString()
+    const before = await h.get(fixed)
+    expect(before.body.totalResults).toBe(12)
+    await h.db.sql`INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players) VALUES (${at}, 801, 1, 2, 1, 0, 1)`
+    try {
+      // Written with SQL and not announced: the kept page is the one of the data version it was computed at...
+      expect(await h.get(fixed)).toEqual(before)
+      // ...while a window that moves with the clock is queried each time.
+      expect((await h.get(moving)).body.totalResults).toBe(13)
+      h.changed('planet-status')
+      const after = await h.get(fixed)
+      expect(after.body.totalResults).toBe(13)
+      expect(after.body.items.map((r: any) => r.timestamp)).toContain(at.toISOString())
+      expect(after.headers.get('cache-control')).toBe('no-store')
+    } finally {
+      await h.db.sql`DELETE FROM planet_status_snapshots WHERE captured_at = ${at} AND planet_index = 1`
+      h.changed('planet-status')
+    }
+  })
+
+  test('a kept page has the same bytes as the page read per request', async () => {
+    // Same window both ways: the default (the 24 h before a fixed clock, read per request)
+    // and the same dates given (kept).
+    const clock = new Date(now.getTime() - 30 * MIN)
+    const fixedClock = await openHarness({ db: h.db, keepDb: true, now: () => clock })
+    try {
+      const dates = `startDate=${new Date(clock.getTime() - 86_400_000).toISOString()}&endDate=${clock.toISOString()}`
+      for (const query of ['planetId=2&limit=50', 'planetId=2&limit=50&page=3']) {
+        const read = await fixedClock.get(`/historical-planet-status?${query}`)
+        const kept = await fixedClock.get(`/historical-planet-status?${query}&${dates}`)
+        const keptAgain = await fixedClock.get(`/historical-planet-status?${query}&${dates}`)
+        expect(read.body.items.length).toBe(50)
+        expect(JSON.stringify(kept.body)).toBe(JSON.stringify(read.body))
+        expect(keptAgain).toEqual(kept)
+      }
+    } finally {
+      await fixedClock.close()
+    }
   })
 })

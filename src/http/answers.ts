@@ -28,19 +28,28 @@ export class Answers {
    * The answer under `key` (the route, its parameters and its clock-dependent window) for
    * the current versions of `datasets`: kept, or computed now (once, however many ask).
    */
-  get<T>(key: string, datasets: readonly Dataset[], compute: () => Promise<T>): Promise<T> {
+  get<T>(key: string, datasets: readonly Dataset[], compute: () => Promise<T>, holds?: (kept: T) => boolean): Promise<T> {
     const full = `${key}@${this.versions.stamp(datasets)}`
-    const kept = this.cache.get(full)
-    if (kept) return Promise.resolve(kept.value as T)
+    const kept = this.kept(key, datasets, holds)
+    if (kept !== undefined) return Promise.resolve(kept)
     return this.cache.load<T>(full, compute, (value) => value)
   }
 
   /**
    * The answer under `key` when one is kept for the current versions, at once; undefined
    * otherwise (then `get` computes it). Lets a hot route answer without a promise.
+   * `holds` says whether a kept answer still holds at this moment (an answer over a window
+   * ending now); one that no longer does is dropped.
    */
-  kept<T>(key: string, datasets: readonly Dataset[]): T | undefined {
-    return this.cache.get(`${key}@${this.versions.stamp(datasets)}`)?.value as T | undefined
+  kept<T>(key: string, datasets: readonly Dataset[], holds?: (kept: T) => boolean): T | undefined {
+    const full = `${key}@${this.versions.stamp(datasets)}`
+    const kept = this.cache.get(full)
+    if (kept === undefined) return undefined
+    if (holds && !holds(kept.value as T)) {
+      this.cache.delete(full)
+      return undefined
+    }
+    return kept.value as T
   }
 }
 

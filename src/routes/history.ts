@@ -4,11 +4,11 @@
  * shared helpers (paging, dates, aliases), runs one query function and returns the
  * shared paged body, never HTTP-cached (no-store).
  *
- * A page whose filters fix its rows (no window ending at "now") is kept serialised per
- * version of the dataset it reads (`pages`, http/answers.ts): a crowd reading the same
- * page runs its queries once per write instead of once per request, and every answer is
- * still as of the last committed row. A window that moves with the clock (the default
- * last 24 hours or 7 days) is queried per request.
+ * Pages are kept serialised per version of the dataset they read (`pages`,
+ * http/answers.ts): a crowd reading the same page runs its queries once per write instead
+ * of once per request, and every answer is still as of the last committed row. A window
+ * ending now (the default last 24 hours or 7 days) is kept only while it provably holds
+ * the same rows (nowPageAnswer).
  */
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
@@ -60,15 +60,57 @@ const pageKey = (route: string, filters: unknown[], range: TimeRange | null, pag
   JSON.stringify([route, ...filters, range && [range.from?.getTime() ?? null, range.to?.getTime() ?? null, range.toExclusive], page.page, page.limit])
 
 /**
- * The page `load` gives, as a ready no-store response. With a `key`, kept serialised for
- * the current version of `datasets`: at once when kept, else loaded (once, however many
- * ask) and kept. Without one (a window moving with the clock), loaded per request.
+ * The page `load` gives, as a ready no-store response, kept serialised under `key` for the
+ * current version of `datasets`: at once when kept, else loaded (once, however many ask).
  */
-function pageAnswer(pages: Answers, model: PageModel, datasets: readonly Dataset[], key: string | null, load: () => Promise<unknown>): Response | Promise<Response> {
-  if (key === null) return load().then((body) => jsonNoStore(model.serialise(body)))
+function pageAnswer(pages: Answers, model: PageModel, datasets: readonly Dataset[], key: string, load: () => Promise<unknown>): Response | Promise<Response> {
   const kept = pages.kept<string>(key, datasets)
   if (kept !== undefined) return jsonNoStore(kept)
   return pages.get(key, datasets, async () => model.serialise(await load())).then(jsonNoStore)
+}
+
+/** A kept page of a window ending now, with what says how long it holds (times in ms). */
+interface NowPage {
+  body: string
+  /** When it was computed: the window's end then. */
+  at: number
+  /** The oldest row in the window then, and the newest row of the series then (null: none). */
+  oldest: number | null
+  newest: number | null
+}
+
+/**
+ * A page of a window that ends now (`spanMs` long, or from a fixed start when null), kept
+ * while it provably has not changed: at the same data version the window holds the same
+ * rows as when it was computed as long as no row of the series was newer than that moment
+ * (none can enter) and the window's start has not passed its oldest row (none has left).
+ * A crowd reading such a page runs its queries once per write or per row leaving the
+ * window (every few minutes for the planet and summary ticks), not once per request.
+ */
+function nowPageAnswer(
+  pages: Answers,
+  model: PageModel,
+  datasets: readonly Dataset[],
+  key: string,
+  window: { now: Date; from: Date; spanMs: number | null },
+  load: () => Promise<unknown>,
+  edges: (from: Date) => Promise<{ oldest: Date | null; newest: Date | null }>,
+): Response | Promise<Response> {
+  const t = window.now.getTime()
+  const holds = (p: NowPage) =>
+    t >= p.at && (p.newest === null || p.newest <= p.at) && (window.spanMs === null || p.oldest === null || t - window.spanMs <= p.oldest)
+  const kept = pages.kept<NowPage>(key, datasets, holds)
+  if (kept) return jsonNoStore(kept.body)
+  const compute = async (): Promise<NowPage> => {
+    const [body, e] = await Promise.all([load(), edges(window.from)])
+    return { body: model.serialise(body), at: t, oldest: e.oldest?.getTime() ?? null, newest: e.newest?.getTime() ?? null }
+  }
+  return (async () => {
+    let own: NowPage | undefined
+    const page = await pages.get(key, datasets, async () => (own = await compute()), holds)
+    // A computation joined while it ran may be of an earlier moment: used only if it holds now.
+    return jsonNoStore((own ?? (holds(page) ? page : await compute())).body)
+  })()
 }
 
 const PlayerCountPage = pageModel(PlayerCountRow, 'A page of player-count snapshots, newest first')
@@ -118,9 +160,12 @@ export const historyRoutes = (context: ReadContext) =>
         const warId = warIdOf(query) ?? defaultWarId
         const range = timeRange(query, { now: now(), defaultSpanMs: 24 * HOUR_MS })
         const load = async () => paged(await storage.planetStatus.history({ warId, planetIndex, range }, page), page)
-        // Without endDate the window ends now: it moves with the clock.
-        const key = query.endDate === undefined ? null : pageKey('planet-status', [warId, planetIndex], range, page)
-        return pageAnswer(pages, PlanetStatusPage, ['planet-status'], key, load)
+        if (query.endDate !== undefined) return pageAnswer(pages, PlanetStatusPage, ['planet-status'], pageKey('planet-status', [warId, planetIndex], range, page), load)
+        // The window ends now: kept while it provably holds the same rows.
+        const fixedStart = query.startDate === undefined ? null : range.from!.getTime()
+        const window = { now: range.to!, from: range.from!, spanMs: fixedStart === null ? 24 * HOUR_MS : null }
+        const edges = (from: Date) => storage.planetStatus.historyEdges({ warId, planetIndex }, from)
+        return nowPageAnswer(pages, PlanetStatusPage, ['planet-status'], pageKey('planet-status/now', [warId, planetIndex, fixedStart], null, page), window, load, edges)
       },
       {
         query: t.Object({
@@ -144,9 +189,12 @@ export const historyRoutes = (context: ReadContext) =>
         const warId = warIdOf(query) ?? defaultWarId
         const range = timeRange(query, { now: now(), defaultSpanMs: 7 * 24 * HOUR_MS })
         const load = async () => paged(await storage.warSummary.history({ warId, range }, page), page)
-        // Without endDate the window ends now: it moves with the clock.
-        const key = query.endDate === undefined ? null : pageKey('war-summary', [warId], range, page)
-        return pageAnswer(pages, WarSummaryPage, ['war-summary'], key, load)
+        if (query.endDate !== undefined) return pageAnswer(pages, WarSummaryPage, ['war-summary'], pageKey('war-summary', [warId], range, page), load)
+        // The window ends now: kept while it provably holds the same rows.
+        const fixedStart = query.startDate === undefined ? null : range.from!.getTime()
+        const window = { now: range.to!, from: range.from!, spanMs: fixedStart === null ? 7 * 24 * HOUR_MS : null }
+        const edges = (from: Date) => storage.warSummary.historyEdges({ warId }, from)
+        return nowPageAnswer(pages, WarSummaryPage, ['war-summary'], pageKey('war-summary/now', [warId, fixedStart], null, page), window, load, edges)
       },
       {
         query: t.Object({

@@ -4,7 +4,7 @@ import type { Sql, Tx } from '../db/connect.ts'
 import { selectRow, Timestamp } from './model.ts'
 import type { Page, PageOf, TimeRange } from './query.ts'
 import { invalidateRollups } from './rollups.ts'
-import { timePage } from './time-pages.ts'
+import { timePage, windowEdges } from './time-pages.ts'
 
 const Int = (description: string) => t.Integer({ description })
 
@@ -22,15 +22,20 @@ export const PlanetStatusRow = t.Object(
 )
 export type PlanetStatusRow = Static<typeof PlanetStatusRow>
 
+/** One planet's status series, with its hourly rollup. */
+const series = (sql: Sql, f: { warId: number; planetIndex: number }) => ({
+  table: 'planet_status_snapshots',
+  where: sql`war_id = ${f.warId} AND planet_index = ${f.planetIndex}`,
+  levels: [{ view: 'planet_status_1h', seconds: 3600 }],
+})
+
 /** /historical-planet-status: one planet of one war, newest first; counted and located through the hourly rollup. */
 function history(sql: Sql, f: { warId: number; planetIndex: number; range: TimeRange }, p: Page): Promise<PageOf<PlanetStatusRow>> {
-  const series = {
-    table: 'planet_status_snapshots',
-    where: sql`war_id = ${f.warId} AND planet_index = ${f.planetIndex}`,
-    levels: [{ view: 'planet_status_1h', seconds: 3600 }],
-  }
-  return timePage<PlanetStatusRow>(sql, series, f.range, p, selectRow(sql, PlanetStatusRow, { warID: sql`war_id`, timestamp: sql`captured_at` }))
+  return timePage<PlanetStatusRow>(sql, series(sql, f), f.range, p, selectRow(sql, PlanetStatusRow, { warID: sql`war_id`, timestamp: sql`captured_at` }))
 }
+
+/** The planet's oldest row at or after `from` and its newest row (storage/time-pages.ts windowEdges). */
+const historyEdges = (sql: Sql, f: { warId: number; planetIndex: number }, from: Date) => windowEdges(sql, series(sql, f), from)
 
 /** A point of a planet's curve: a tick, or an hourly bucket (state at the end of the hour, players averaged). */
 export interface PlanetPoint {
@@ -209,4 +214,4 @@ export async function replaceCampaigns(tx: Tx, at: Date, warId: number, campaign
 }
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
-export const reads = { history, ticks, hourly, windows, latestTickAt }
+export const reads = { history, historyEdges, ticks, hourly, windows, latestTickAt }

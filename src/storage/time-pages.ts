@@ -103,6 +103,19 @@ export async function timePage<R extends object>(sql: Sql, series: TimeSeries, r
   return { rows: [...rows], total }
 }
 
+/**
+ * The oldest row of `series` at or after `from` (null when none) and its newest row of
+ * all (null when none): what a page of a window ending "now" needs to know how long it
+ * stays the same (routes/history.ts). Two index probes.
+ */
+export async function windowEdges(sql: Sql, series: TimeSeries, from: Date): Promise<{ oldest: Date | null; newest: Date | null }> {
+  const { table, where } = series
+  const [row] = await sql<{ oldest: Date | null; newest: Date | null }[]>`
+    SELECT (SELECT min(captured_at) FROM ${sql(table)} WHERE ${where} AND captured_at >= ${from}) AS oldest,
+           (SELECT max(captured_at) FROM ${sql(table)} WHERE ${where}) AS newest`
+  return { oldest: row?.oldest ?? null, newest: row?.newest ?? null }
+}
+
 /** The item holding position `k` (0-based) in a list of counts, and how many came before it. */
 function walk<T>(items: T[], count: (t: T) => number, k: number): { item: T; before: number } {
   let before = 0

@@ -10,7 +10,7 @@ import type { Sql, Tx } from '../db/connect.ts'
 import { columnOf, selectRow, Timestamp } from './model.ts'
 import type { Page, PageOf, TimeRange } from './query.ts'
 import { invalidateRollups } from './rollups.ts'
-import { timePage } from './time-pages.ts'
+import { timePage, windowEdges } from './time-pages.ts'
 
 const Counter = (description: string) => t.Number({ description })
 
@@ -69,11 +69,16 @@ export const WarSummaryRow = t.Object(
 )
 export type WarSummaryRow = Static<typeof WarSummaryRow>
 
+/** The war's summary series, with its daily rollup. */
+const series = (sql: Sql, warId: number) => ({ table: 'war_summary_snapshots', where: sql`war_id = ${warId}`, levels: [{ view: 'war_summary_1d', seconds: 86_400 }] })
+
 /** /historical-war-summary: newest first; counted and located through the daily rollup. */
 function history(sql: Sql, f: { warId: number; range: TimeRange }, p: Page): Promise<PageOf<WarSummaryRow>> {
-  const series = { table: 'war_summary_snapshots', where: sql`war_id = ${f.warId}`, levels: [{ view: 'war_summary_1d', seconds: 86_400 }] }
-  return timePage<WarSummaryRow>(sql, series, f.range, p, selectRow(sql, WarSummaryRow, { warID: sql`war_id`, timestamp: sql`captured_at` }))
+  return timePage<WarSummaryRow>(sql, series(sql, f.warId), f.range, p, selectRow(sql, WarSummaryRow, { warID: sql`war_id`, timestamp: sql`captured_at` }))
 }
+
+/** The war's oldest summary row at or after `from` and its newest row (storage/time-pages.ts windowEdges). */
+const historyEdges = (sql: Sql, f: { warId: number }, from: Date) => windowEdges(sql, series(sql, f.warId), from)
 
 /** The war's latest tick at or before `at` (the latest of all when `at` is null); null when there is none. */
 async function tickAtOrBefore(sql: Sql, warId: number, at: Date | null): Promise<WarSummaryRow | null> {
@@ -93,4 +98,4 @@ export async function insert(tx: Tx, at: Date, warId: number, warTime: number, c
 }
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
-export const reads = { history, tickAtOrBefore }
+export const reads = { history, historyEdges, tickAtOrBefore }

@@ -251,18 +251,15 @@ describeOnEachDatabase('historical routes', (target) => {
 
   // ---------------------------------------------------------------- kept pages
 
-  test('a page with fixed filters is kept per data version; a window ending now is read per request', async () => {
+  test('a page with fixed filters is kept per data version', async () => {
     const at = new Date(now.getTime() - 7 * MIN) // between two seeded ticks
     const fixed = `/historical-planet-status?planetId=1&startDate=${new Date(now.getTime() - 3600_000).toISOString()}&endDate=${now.toISOString()}`
-    const moving = '/historical-planet-status?planetId=1&startDate=' + new Date(now.getTime() - 3600_000).toISOString()
     const before = await h.get(fixed)
     expect(before.body.totalResults).toBe(12)
     await h.db.sql`INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players) VALUES (${at}, 801, 1, 2, 1, 0, 1)`
     try {
-      // Written with SQL and not announced: the kept page is the one of the data version it was computed at...
+      // Written with SQL and not announced: the kept page is the one of the data version it was computed at.
       expect(await h.get(fixed)).toEqual(before)
-      // ...while a window that moves with the clock is queried each time.
-      expect((await h.get(moving)).body.totalResults).toBe(13)
       h.changed('planet-status')
       const after = await h.get(fixed)
       expect(after.body.totalResults).toBe(13)
@@ -271,6 +268,47 @@ describeOnEachDatabase('historical routes', (target) => {
     } finally {
       await h.db.sql`DELETE FROM planet_status_snapshots WHERE captured_at = ${at} AND planet_index = 1`
       h.changed('planet-status')
+    }
+  })
+
+  test('a page of a window ending now is kept while no row can have entered or left it', async () => {
+    // Seeded ticks are 5 minutes apart, the newest 3 s before `now`; the oldest in the
+    // default 24 h window leaves it 297 s after `now`.
+    let clock = now
+    const c = await openHarness({ db: h.db, keepDb: true, now: () => clock })
+    const path = '/historical-planet-status?planetId=1&limit=5'
+    const direct = () => count(h.db.sql`
+      SELECT count(*) AS n FROM planet_status_snapshots
+      WHERE war_id = 801 AND planet_index = 1 AND captured_at >= ${new Date(clock.getTime() - DAY)} AND captured_at <= ${clock}`)
+    const inserted = [new Date(now.getTime() - 7 * MIN), new Date(now.getTime() + 2 * MIN)]
+    try {
+      const first = await c.get(path)
+      expect(first.body.totalResults).toBe(await direct())
+      // A row written with SQL, not announced, inside the window: the kept page holds.
+      await h.db.sql`INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players) VALUES (${inserted[0]!}, 801, 1, 2, 1, 0, 1)`
+      clock = new Date(now.getTime() + 200_000)
+      expect(await c.get(path)).toEqual(first)
+      // Past the moment the oldest row leaves: computed again, exact for the new window.
+      clock = new Date(now.getTime() + 400_000)
+      const moved = await c.get(path)
+      expect(moved.body.totalResults).toBe(await direct())
+      expect(moved.body.totalResults).toBe(first.body.totalResults) // one row left, one came
+      expect(moved.body.items.map((r: any) => r.timestamp)).toContain(inserted[0]!.toISOString())
+      expect(moved.body.items[0].timestamp).toBe(new Date(now.getTime() - 3000).toISOString())
+      // A row newer than the moment a page is computed (a clock ahead): the page is not kept.
+      c.changed('planet-status')
+      await h.db.sql`INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players) VALUES (${inserted[1]!}, 801, 1, 2, 1, 0, 1)`
+      clock = new Date(now.getTime() + MIN)
+      const early = await c.get(path)
+      expect(early.body.totalResults).toBe(await direct())
+      clock = new Date(now.getTime() + 3 * MIN)
+      const later = await c.get(path)
+      expect(later.body.totalResults).toBe(early.body.totalResults + 1)
+      expect(later.body.items[0].timestamp).toBe(inserted[1]!.toISOString())
+    } finally {
+      await h.db.sql`DELETE FROM planet_status_snapshots WHERE planet_index = 1 AND war_id = 801 AND captured_at IN ${h.db.sql(inserted)}`
+      h.changed('planet-status')
+      await c.close()
     }
   })
 

@@ -160,6 +160,33 @@ export async function planetFromRaw(sql: Sql, warId: number, planetIndex: number
 }
 
 /** First difference between two JSON values, as a path and both sides; null when equal. */
+/**
+ * A kept historical page's series: one planet's status over the default window ending at
+ * the moment of the request, or the player counts of a fixed window (end exclusive).
+ */
+export type PageSeries =
+  | { table: 'planet_status_snapshots'; warId: number; planetIndex: number; spanMs: number }
+  | { table: 'player_count_snapshots'; from: Date; toExclusive: Date }
+
+/** What a page is checked on: its total and the capture times of its rows, newest first (rows are never updated). */
+export interface PageAnswer {
+  totalResults: number
+  timestamps: string[]
+}
+
+/** The first page of `limit` rows of the series, from the raw rows as stored at `at`: count(*) and ORDER BY ... LIMIT. */
+export async function pageFromRaw(sql: Sql, s: PageSeries, at: Date, limit: number): Promise<PageAnswer> {
+  const where =
+    s.table === 'planet_status_snapshots'
+      ? sql`war_id = ${s.warId} AND planet_index = ${s.planetIndex} AND captured_at >= ${new Date(at.getTime() - s.spanMs)} AND captured_at <= ${at}`
+      : sql`captured_at >= ${s.from} AND captured_at < ${s.toExclusive}`
+  const [[count], rows] = await Promise.all([
+    sql<{ n: string }[]>`SELECT count(*) AS n FROM ${sql(s.table)} WHERE ${where}`,
+    sql<{ t: Date }[]>`SELECT captured_at AS t FROM ${sql(s.table)} WHERE ${where} ORDER BY captured_at DESC LIMIT ${limit}`,
+  ])
+  return { totalResults: Number(count!.n), timestamps: rows.map((r) => r.t.toISOString()) }
+}
+
 export function firstDifference(a: unknown, b: unknown, path = '$'): string | null {
   if (a === b) return null
   if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') {

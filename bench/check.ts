@@ -25,7 +25,7 @@
  * same raw computations; the ingest POSTs run only during the service's run.
  */
 import type { Sql } from '../src/db/connect.ts'
-import { diversFromRaw, firstDifference, planetFromRaw } from './baseline.ts'
+import { diversFromRaw, firstDifference, pageFromRaw, planetFromRaw, type PageSeries } from './baseline.ts'
 
 export const POST_EVERY_MS = 2100
 export const SAMPLE_EVERY_MS = 250
@@ -33,7 +33,10 @@ export const SLACK_MS = 100
 /** War time per ingest step: one simulator step (war time moves in 10-second steps). */
 export const WAR_STEP_S = 10
 
-export type CheckSpec = { kind: 'divers'; range: string } | { kind: 'planet'; warId: number; planetIndex: number; hours: number }
+export type CheckSpec =
+  | { kind: 'divers'; range: string }
+  | { kind: 'planet'; warId: number; planetIndex: number; hours: number }
+  | { kind: 'page'; series: PageSeries }
 
 export interface CheckerDeps {
   /** The bench database (raw computations). */
@@ -94,8 +97,23 @@ const sleepUntil = async (t: number, running: () => boolean) => {
   while (running() && performance.now() < t) await Bun.sleep(Math.min(50, Math.max(1, t - performance.now())))
 }
 
-export function rawAnswer(sql: Sql, spec: CheckSpec, to: Date) {
-  return spec.kind === 'divers' ? diversFromRaw(sql, spec.range, to) : planetFromRaw(sql, spec.warId, spec.planetIndex, spec.hours, to)
+/**
+ * The difference between a sampled answer and the raw one, null when equal. The history
+ * answers carry their `to`; a page does not: its window ends at the moment the service
+ * handled it, somewhere between the request's start and its answer, so it must equal the
+ * raw page at one of the two (they differ only when a row crossed the window's start in
+ * those few milliseconds).
+ */
+export async function compareWithRaw(sql: Sql, spec: CheckSpec, answer: Record<string, unknown>, requested: Date, answered: Date): Promise<string | null> {
+  if (spec.kind !== 'page') {
+    const to = new Date(String(answer.to))
+    const raw = spec.kind === 'divers' ? await diversFromRaw(sql, spec.range, to) : await planetFromRaw(sql, spec.warId, spec.planetIndex, spec.hours, to)
+    return firstDifference(answer, raw)
+  }
+  const got = { totalResults: answer.totalResults, timestamps: (answer.items as { timestamp: string }[]).map((i) => i.timestamp) }
+  const limit = Number(answer.limit)
+  const diff = firstDifference(got, await pageFromRaw(sql, spec.series, requested, limit))
+  return diff && firstDifference(got, await pageFromRaw(sql, spec.series, answered, limit)) && diff
 }
 
 /**
@@ -107,7 +125,8 @@ export function startCheck(deps: CheckerDeps, spec: CheckSpec, base: string, pat
   const started = performance.now()
   const posts: Post[] = []
   const samples: Sample[] = []
-  const collectors = spec.kind === 'planet' ? ['player-count', 'full-status'] : ['player-count']
+  const planets = spec.kind === 'planet' || (spec.kind === 'page' && spec.series.table === 'planet_status_snapshots')
+  const collectors = planets ? ['player-count', 'full-status'] : ['player-count']
 
   const ingest = async () => {
     for (let k = 0; running; k++) {
@@ -136,14 +155,15 @@ export function startCheck(deps: CheckerDeps, spec: CheckSpec, base: string, pat
       let error: string | null = null
       let rawMs = 0
       try {
+        const requested = new Date()
         const res = await fetch(base + path)
         const text = await res.text()
+        const answered = new Date()
         if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${text.slice(0, 200)}`)
-        const answer = JSON.parse(text) as { to: string }
         const r0 = performance.now()
-        const raw = await rawAnswer(deps.sql, spec, new Date(answer.to))
+        const d = await compareWithRaw(deps.sql, spec, JSON.parse(text) as Record<string, unknown>, requested, answered)
         rawMs = performance.now() - r0
-        if (compare) diff = firstDifference(answer, raw)
+        if (compare) diff = d
       } catch (err) {
         error = err instanceof Error ? err.message : String(err)
       }

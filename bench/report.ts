@@ -137,7 +137,7 @@ export function evaluateTargets(r: Pick<RunResult, 'latency' | 'throughput' | 'i
     const t = checkTotals(r.throughput.routes)
     if (t.runs) {
       out.push({
-        name: 'answers under load (diver and planet history) equal the raw answer over the rows stored at that moment',
+        name: 'answers under load (diver history, planet history, two kept pages) equal the raw answer over the rows stored at that moment',
         measured:
           `${n(t.equal)} samples equal, ${n(t.mismatched)} mismatched, ${n(t.skipped)} skipped (a writing POST overlapped)` +
           `${t.failed ? `, ${n(t.failed)} failed requests` : ''}, over ${t.runs} load runs; ` +
@@ -284,7 +284,7 @@ export function renderMarkdown(r: RunResult): string {
       'Service = `bun src/main.ts` on the bench database (SCHEDULE_ENABLED=false, feeds on the simulator); ceiling = `bench/ceiling.ts`, a bare `Bun.serve` answering the same bytes and headers ' +
         '(fetched once from the service, so bodies that carry the current time keep the time of that fetch); both measured in this run, alternately, route by route, each after a warm-up run. ' +
         `Runs of ${targetS ?? '–'} s for the issue's target routes (diver history, planet history, /player-count, /war, /planets; marked *), ${otherS ?? '–'} s for the others. ` +
-        'During the diver- and planet-history runs the exactness check below runs as well (its sampling also during the ceiling\'s run). ' +
+        'During the diver- and planet-history runs and two historical page runs the exactness check below runs as well (its sampling also during the ceiling\'s run). ' +
         'Service RSS = the highest VmRSS of the service polled from the start of the route\'s runs to the start of the next route\'s (memory a route takes stays with the process, so it bounds the routes after it too).',
       '',
     )
@@ -306,8 +306,9 @@ export function renderMarkdown(r: RunResult): string {
       L.push('### Exact answers under load', '')
       L.push(
         `While wrk loads the route on the service, the bench process (bench/check.ts) every ${(POST_EVERY_MS / 1000).toFixed(1)} s advances the simulator's war by ${WAR_STEP_S} s and POSTs ` +
-          '`/collect/player-count` (and `/collect/full-status` for planet history) to the service, the only writer; and every ' +
-          `${SAMPLE_EVERY_MS} ms GETs the route from the service and compares the answer with the raw-rows answer (bench/baseline.ts) at the answer's own \`to\`. ` +
+          '`/collect/player-count` (and `/collect/full-status` for planet status) to the service, the only writer; and every ' +
+          `${SAMPLE_EVERY_MS} ms GETs the route from the service and compares the answer with the raw-rows answer (bench/baseline.ts) at the answer's own \`to\` ` +
+          '(a page, which has none: its total and row times against `count(*)` and `ORDER BY captured_at DESC LIMIT` over the raw rows at the request\'s start, or at its answer). ' +
           `A sample is skipped when a POST that wrote rows overlapped it (from ${SLACK_MS} ms before its request to ${SLACK_MS} ms after its raw computation). ` +
           "A POST writes only when the service's feed cache (15 s per endpoint, fresh for 14 s) has expired and shows a new war time: the table counts the POSTs that wrote. " +
           'Checker DB time = the raw computations\' share of the run (the same sampling runs against the ceiling during its run, without comparing, so both sides carry it).',

@@ -171,13 +171,18 @@ function machine(): Machine {
 /**
  * Every read route of the spec, in the spec's order. The issue's target routes (diver
  * history, planet history, /player-count, /war, /planets) run `durationS`, the others
- * `otherDurationS`; the history routes carry the exactness check.
+ * `otherDurationS`; the history routes and two kept pages (a fixed window the ingest writes
+ * into, and the default window ending now) carry the exactness check.
  */
 function loadRoutes(f: DataFacts): LoadRoute[] {
   const target = (path: string, check?: CheckSpec): LoadRoute => ({ path, durationS, target: true, check })
-  const other = (path: string): LoadRoute => ({ path, durationS: otherDurationS, target: false })
+  const other = (path: string, check?: CheckSpec): LoadRoute => ({ path, durationS: otherDurationS, target: false, check })
   const day = 86_400_000
-  const window24h = new URLSearchParams({ startDate: new Date(f.now.getTime() - day).toISOString(), endDate: f.now.toISOString() })
+  // Yesterday and today as bare dates (the whole of both days): the ingest's rows land in it.
+  const today = new Date(Math.floor(f.now.getTime() / day) * day)
+  const twoDays = { from: new Date(today.getTime() - day), toExclusive: new Date(today.getTime() + day) }
+  const isoDay = (d: Date) => d.toISOString().slice(0, 10)
+  const twoDaysQuery = new URLSearchParams({ startDate: isoDay(twoDays.from), endDate: isoDay(today) })
   return [
     target('/api/v1/player-count'),
     ...DIVER_RANGES.map((range) => target(`/api/v1/divers/history?range=${range}`, { kind: 'divers', range })),
@@ -187,11 +192,14 @@ function loadRoutes(f: DataFacts): LoadRoute[] {
     other('/api/v1/sectors'),
     other('/api/v1/factions'),
     other('/api/v1/war-stats'),
-    other(`/api/v1/historical-player-count?${window24h}`),
+    other(`/api/v1/historical-player-count?${twoDaysQuery}`, { kind: 'page', series: { table: 'player_count_snapshots', ...twoDays } }),
     ...[24, 168, 720].map((hours) =>
       target(`/api/v1/planet/${f.planetIndex}/history?hours=${hours}`, { kind: 'planet', warId: WAR_ID, planetIndex: f.planetIndex, hours }),
     ),
-    other(`/api/v1/historical-planet-status?planetId=${f.planetIndex}`),
+    other(`/api/v1/historical-planet-status?planetId=${f.planetIndex}`, {
+      kind: 'page',
+      series: { table: 'planet_status_snapshots', warId: WAR_ID, planetIndex: f.planetIndex, spanMs: day },
+    }),
     other('/api/v1/historical-war-summary'),
     other('/api/v1/historical-major-orders'),
     other(`/api/v1/historical-major-orders/${f.orderId32}/progress`),

@@ -289,6 +289,8 @@ export interface UpstreamClient {
   status(warId: number, opts?: GetOptions): Promise<Fetched<WarStatus>>
   /** The status answer when the cache holds a fresh one, without a request; else undefined. */
   freshStatus(warId: number): Fetched<WarStatus> | undefined
+  /** The same for the war summary (the live /war-stats route). */
+  freshSummary(warId: number): Fetched<WarSummary> | undefined
   warInfo(warId: number, opts?: GetOptions): Promise<Fetched<WarInfo>>
   summary(warId: number, opts?: GetOptions): Promise<Fetched<WarSummary>>
   assignments(warId: number, opts?: LanguageOptions): Promise<Fetched<Assignment[]>>
@@ -352,6 +354,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     languages,
     status: cached(throttled.status, (w) => `/WarSeason/${w}/Status`, parseWarStatus),
     freshStatus: (warId) => throttled.status.fresh(String(warId)),
+    freshSummary: (warId) => throttled.summary.fresh(String(warId)),
     warInfo: cached(throttled.warinfo, (w) => `/WarSeason/${w}/WarInfo`, parseWarInfo),
     summary: cached(throttled.summary, (w) => `/Stats/War/${w}/Summary`, parseWarSummary),
     assignments: inLanguage((e) => e.assignment, (w) => `/v2/Assignment/War/${w}`, parseAssignments),

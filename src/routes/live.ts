@@ -5,10 +5,9 @@
 import { Elysia, t } from 'elysia'
 import { pcstoreCounts, type PcstoreCounts } from '../feeds/pcstore.ts'
 import type { Fetched } from '../feeds/throttle.ts'
-import { GALAXY_COUNTER_NAMES, GalaxyStatsSchema, type WarStatus } from '../feeds/upstream.ts'
+import { GALAXY_COUNTER_NAMES, GalaxyStatsSchema, type WarStatus, type WarSummary } from '../feeds/upstream.ts'
 import { jsonNoStore, jsonTime, JsonTemplate } from '../http/answers.ts'
 import { errorResponses } from '../http/errors.ts'
-import { httpPolicy } from '../http/policy.ts'
 import { Timestamp } from '../storage/model.ts'
 import { COUNTER_KEYS, countersOf, WarCounters } from '../storage/war-summary.ts'
 import { ageSeconds, dataAge } from '../war/data-age.ts'
@@ -60,6 +59,8 @@ const WarStats = t.Object({
     ) as typeof WarCounters.properties,
   ),
 })
+
+const STATS_ORDER = Object.keys(WarStats.properties.stats.properties) as (keyof typeof WarStats.properties.stats.properties)[]
 
 const counts = (pcstore: number) => ({ pcstore, console: 0, total: pcstore })
 
@@ -119,11 +120,37 @@ function playerCountBody(status: Fetched<WarStatus> | null, pc: PcstoreCounts, t
   return { template, oldest, oldestJson: JSON.stringify(oldest) }
 }
 
+/**
+ * The /war-stats body is kept per summary answer (the same object while the feed's cache
+ * holds it): only the data's age changes, once a second.
+ */
+function warStatsAnswers() {
+  let kept: { summary: Fetched<WarSummary>; template: JsonTemplate<'dataAgeSeconds'>; age: number; body: string } | undefined
+  return {
+    answer(summary: Fetched<WarSummary>, at: Date): Response {
+      if (kept?.summary !== summary) {
+        const { data, fetchedAt } = summary
+        const counters = countersOf(data.galaxy_stats, GALAXY_COUNTER_NAMES)
+        // In the schema's (the feed's) order, as the schema's encoding of a value gave it.
+        const stats = Object.fromEntries(STATS_ORDER.map((k) => [k, counters[k]]))
+        const template = new JsonTemplate({ at: fetchedAt, ...dataAge(fetchedAt, at), stats }, ['dataAgeSeconds'])
+        kept = { summary, template, age: NaN, body: '' }
+      }
+      const age = ageSeconds(summary.fetchedAt, at)
+      if (age !== kept.age) {
+        kept.body = kept.template.renderJson({ dataAgeSeconds: String(age) })
+        kept.age = age
+      }
+      return jsonNoStore(kept.body)
+    },
+  }
+}
+
 export const liveRoutes = (context: ReadContext) => {
   const playerCount = playerCountAnswers()
+  const warStats = warStatsAnswers()
   return new Elysia({ name: 'routes/live', detail: { tags: ['live'] } })
     .use(context)
-    .use(httpPolicy)
     .get(
       '/player-count',
       async ({ feeds, warId, now }) => {
@@ -147,12 +174,12 @@ export const liveRoutes = (context: ReadContext) => {
     .get(
       '/war-stats',
       async ({ feeds, warId, now }) => {
-        // An unreachable upstream throws FeedUnavailableError: the error plugin answers 503.
-        const { data, fetchedAt } = await feeds.upstream.summary(warId)
-        return { at: fetchedAt, ...dataAge(fetchedAt, now()), stats: countersOf(data.galaxy_stats, GALAXY_COUNTER_NAMES) }
+        // While the feed's cache is fresh, without a promise. An unreachable upstream throws
+        // FeedUnavailableError: the error plugin answers 503.
+        const fresh = feeds.upstream.freshSummary(warId)
+        return warStats.answer(fresh ?? (await feeds.upstream.summary(warId)), now())
       },
       {
-        noStore: true,
         response: { 200: WarStats, 503: errorResponses[503] },
         detail: {
           summary: 'Live galaxy war statistics',

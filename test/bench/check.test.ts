@@ -72,7 +72,8 @@ describeTimescale('bench exactness check under load', () => {
   }, 20_000)
 
   test('kept pages: a page of the window ending now and a page of a fixed window stay equal to the raw rows while POSTs write', async () => {
-    const [{ planet_index: planetIndex }] = await db.sql<{ planet_index: number }[]>`SELECT planet_index FROM planet_status_snapshots LIMIT 1`
+    const [row] = await db.sql<{ planet_index: number }[]>`SELECT planet_index FROM planet_status_snapshots LIMIT 1`
+    const planetIndex = row!.planet_index
     const day = 86_400_000
     const today = new Date(Math.floor(Date.now() / day) * day)
     const specs = [

@@ -6,6 +6,7 @@ import { FeedUnavailableError } from '../../src/feeds/errors.ts'
 import type { FetchLike } from '../../src/feeds/http.ts'
 
 const STATUS_TEXT = readFileSync(join(import.meta.dir, '../../assets/upstream-samples/arrowhead/warstatus_801_2024-03-08_sector-hq.json'), 'utf8')
+const SUMMARY_TEXT = readFileSync(join(import.meta.dir, '../../assets/upstream-samples/arrowhead/DERIVED_summary_801_from_community_excerpt.json'), 'utf8')
 
 /** A scripted upstream: answers from a queue (default: the real Status sample), records every request. */
 function fakeUpstream() {
@@ -83,6 +84,20 @@ describe('cache', () => {
     expect(client.freshStatus(801)).toBeUndefined()
     expect(upstream.requests).toHaveLength(1)
     expect(stats()).toMatchObject({ hits: 2, misses: 1 })
+  })
+
+  test('freshSummary does the same for the war summary', async () => {
+    const { upstream, clock, client } = setup()
+    expect(client.freshSummary(801)).toBeUndefined()
+    upstream.then(() => new Response(SUMMARY_TEXT, { status: 200 }))
+    const first = await client.summary(801)
+    const hit = client.freshSummary(801)
+    expect(hit).toMatchObject({ data: first.data, fromCache: true, stale: false })
+    expect(client.freshSummary(801)).toBe(hit!)
+    expect(client.freshStatus(801)).toBeUndefined() // another endpoint
+    clock.advance(14)
+    expect(client.freshSummary(801)).toBeUndefined()
+    expect(upstream.requests).toHaveLength(1)
   })
 
   test('keys by war id and uses the documented paths and headers', async () => {

@@ -66,7 +66,8 @@ export class SingleFlightCache<V> {
 
   set(key: string, value: V): void {
     this.delete(key)
-    const weight = this.budget?.weigh(value) ?? 0
+    const weight = this.budget ? this.budget.weigh(value) : 0
+    if (!Number.isFinite(weight) || weight < 0) throw new Error(`cache weight must be a finite number >= 0, got ${weight}`)
     if (this.budget && weight > this.budget.max) return
     const max = this.budget?.max ?? Infinity
     while (this.entries.size > 0 && (this.entries.size >= this.maxEntries || this.weight + weight > max)) {

@@ -83,5 +83,8 @@ describe('SingleFlightCache', () => {
     expect([cache.get('huge'), cache.size, cache.totalWeight]).toEqual([undefined, 2, 4])
     cache.delete('c')
     expect(cache.totalWeight).toBe(1)
+    // A weight that is not a number would silently switch the budget off: refused.
+    const broken = new SingleFlightCache<object>(10, Date.now, { max: 10, weigh: (v) => (v as { length: number }).length })
+    expect(() => broken.set('a', {})).toThrow('cache weight must be a finite number')
   })
 })

@@ -39,9 +39,12 @@ export const LIMITS = {
 const HOUR_MS = 3_600_000
 const Q_MAX = 200
 
-/** Kept page bodies: at most 256 pages and 8 M characters together (8 to 16 MB). */
+/**
+ * Kept page bodies: at most 256 pages and 8 M characters together (8 to 16 MB). A page is
+ * kept as its body, or with it (a window ending now, NowPage).
+ */
 export const pageAnswers = (versions: DataVersions) =>
-  new Answers(versions, { maxEntries: 256, budget: { max: 8_000_000, weigh: (body) => (body as string).length } })
+  new Answers(versions, { maxEntries: 256, budget: { max: 8_000_000, weigh: (kept) => (typeof kept === 'string' ? kept : (kept as NowPage).body).length } })
 
 /**
  * A paged route's response schema, and its body serialised as that schema encodes it

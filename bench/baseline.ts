@@ -159,7 +159,6 @@ export async function planetFromRaw(sql: Sql, warId: number, planetIndex: number
   }
 }
 
-/** First difference between two JSON values, as a path and both sides; null when equal. */
 /**
  * A kept historical page's series: one planet's status over the default window ending at
  * the moment of the request, or the player counts of a fixed window (end exclusive).
@@ -187,6 +186,7 @@ export async function pageFromRaw(sql: Sql, s: PageSeries, at: Date, limit: numb
   return { totalResults: Number(count!.n), timestamps: rows.map((r) => r.t.toISOString()) }
 }
 
+/** First difference between two JSON values, as a path and both sides; null when equal. */
 export function firstDifference(a: unknown, b: unknown, path = '$'): string | null {
   if (a === b) return null
   if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') {

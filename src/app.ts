@@ -16,7 +16,7 @@ import { readContext } from './routes/context.ts'
 import { diverRoutes } from './routes/divers.ts'
 import { healthRoutes } from './routes/health.ts'
 import { intelligenceRoutes } from './routes/intelligence.ts'
-import { historyRoutes, pageAnswers } from './routes/history.ts'
+import { historyRoutes, keptPageAnswers } from './routes/history.ts'
 import { liveRoutes } from './routes/live.ts'
 import { lookupRoutes } from './routes/lookups.ts'
 import { metricsRoutes } from './routes/metrics.ts'
@@ -84,7 +84,7 @@ export function buildApp(deps: AppDeps) {
     now,
     cache: deps.cache ?? new ResponseCache({ versions, now: () => now().getTime() }),
     answers: new Answers(versions),
-    pages: pageAnswers(versions),
+    keptPages: keptPageAnswers(versions),
   })
   return new Elysia()
     // First, so that every request is timed, those the security policy answers included.

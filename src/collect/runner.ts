@@ -139,19 +139,28 @@ export class CollectorRunner {
     }
   }
 
-  /** Community: make rows of a late tick visible in the continuous aggregates (storage/rollups.ts). Never fails the write. */
+  /**
+   * Community: make rows of a late tick visible in the continuous aggregates
+   * (storage/rollups.ts). Never fails the write. The commit's notification went out before
+   * the refresh, so another process may have computed (and kept) an answer from the
+   * aggregates without the late rows meanwhile: the refreshed datasets are announced again.
+   */
   private async refreshLate(changed: Dataset[], at: Date): Promise<void> {
     const edition = this.deps.db.info?.edition
     if (!edition) return
+    const refreshed: Dataset[] = []
     for (const d of changed) {
       const table = RAW_TABLE[d]
       if (!table) continue
       try {
-        await refreshLateRows(this.deps.db.sql, edition, table, at, new Date())
+        if (await refreshLateRows(this.deps.db.sql, edition, table, at, new Date())) refreshed.push(d)
       } catch (err) {
         this.deps.log.warn('rollup refresh for a late tick failed: the next policy run covers it', { table, capturedAt: at.toISOString(), error: errorText(err) })
       }
     }
+    await announce(this.deps.db.sql, refreshed).catch((err) =>
+      this.deps.log.warn('announcing a late-tick refresh failed: other processes see it at the next write', { error: errorText(err) }),
+    )
   }
 
   /** Fetch and write one tick now (POST routes, CLI, tests); nothing is kept when it fails. One log line. */

@@ -32,7 +32,8 @@ export class Answers {
     const full = `${key}@${this.versions.stamp(datasets)}`
     const kept = this.kept(key, datasets, holds)
     if (kept !== undefined) return Promise.resolve(kept)
-    return this.cache.load<T>(full, compute, (value) => value)
+    // An answer that does not hold even for the request that computed it is not kept.
+    return this.cache.load<T>(full, compute, (value) => (holds && !holds(value) ? undefined : value))
   }
 
   /**

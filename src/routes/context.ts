@@ -20,7 +20,7 @@ export type ReadDeps = {
   /** Answers kept ready per data version (diver and planet history, live counts). */
   answers: Answers
   /** Page bodies of the historical routes kept ready per data version (routes/history.ts). */
-  pages: Answers
+  keptPages: Answers
 }
 
 export const readContext = (deps: ReadDeps) => new Elysia({ name: 'routes/context' }).decorate(deps)

@@ -4,7 +4,7 @@
  * shared helpers (paging, dates, aliases), runs one query function and returns the
  * shared paged body, never HTTP-cached (no-store).
  *
- * Pages are kept serialised per version of the dataset they read (`pages`,
+ * Pages are kept serialised per version of the dataset they read (`keptPages`,
  * http/answers.ts): a crowd reading the same page runs its queries once per write instead
  * of once per request, and every answer is still as of the last committed row. A window
  * ending now (the default last 24 hours or 7 days) is kept only while it provably holds
@@ -23,7 +23,7 @@ import { LocalizedDispatchRow } from '../storage/dispatches.ts'
 import { LocalizedMajorOrderRow, ProgressRow } from '../storage/major-orders.ts'
 import { PlanetStatusRow } from '../storage/planet-status.ts'
 import { PlayerCountRow } from '../storage/player-counts.ts'
-import type { TimeRange } from '../storage/query.ts'
+import type { PageOf, TimeRange } from '../storage/query.ts'
 import { WarSummaryRow } from '../storage/war-summary.ts'
 import type { ReadContext } from './context.ts'
 
@@ -43,7 +43,7 @@ const Q_MAX = 200
  * Kept page bodies: at most 256 pages and 8 M characters together (8 to 16 MB). A page is
  * kept as its body, or with it (a window ending now, NowPage).
  */
-export const pageAnswers = (versions: DataVersions) =>
+export const keptPageAnswers = (versions: DataVersions) =>
   new Answers(versions, { maxEntries: 256, budget: { max: 8_000_000, weigh: (kept) => (typeof kept === 'string' ? kept : (kept as NowPage).body).length } })
 
 /**
@@ -66,10 +66,10 @@ const pageKey = (route: string, filters: unknown[], range: TimeRange | null, pag
  * The page `load` gives, as a ready no-store response, kept serialised under `key` for the
  * current version of `datasets`: at once when kept, else loaded (once, however many ask).
  */
-function pageAnswer(pages: Answers, model: PageModel, datasets: readonly Dataset[], key: string, load: () => Promise<unknown>): Response | Promise<Response> {
-  const kept = pages.kept<string>(key, datasets)
+function pageAnswer(keptPages: Answers, model: PageModel, datasets: readonly Dataset[], key: string, load: () => Promise<unknown>): Response | Promise<Response> {
+  const kept = keptPages.kept<string>(key, datasets)
   if (kept !== undefined) return jsonNoStore(kept)
-  return pages.get(key, datasets, async () => model.serialise(await load())).then(jsonNoStore)
+  return keptPages.get(key, datasets, async () => model.serialise(await load())).then(jsonNoStore)
 }
 
 /** A kept page of a window ending now, with what says how long it holds (times in ms). */
@@ -77,43 +77,75 @@ interface NowPage {
   body: string
   /** When it was computed: the window's end then. */
   at: number
-  /** The oldest row in the window then, and the newest row of the series then (null: none). */
+  /** The oldest row in the window then, and the newest row from the window's start then (null: none). */
   oldest: number | null
   newest: number | null
 }
 
+/** The series' oldest and newest rows at or after a window's start (storage/time-pages.ts windowEdges). */
+type Edges = { oldest: Date | null; newest: Date | null }
+
 /**
  * A page of a window that ends now (`spanMs` long, or from a fixed start when null), kept
  * while it provably has not changed: at the same data version the window holds the same
- * rows as when it was computed as long as no row of the series was newer than that moment
- * (none can enter) and the window's start has not passed its oldest row (none has left).
- * A crowd reading such a page runs its queries once per write or per row leaving the
- * window (every few minutes for the planet and summary ticks), not once per request.
+ * rows as when it was computed as long as no row of the series was as new as that moment
+ * (none can enter; rows carry microseconds, times here milliseconds, hence "as new") and
+ * the window's start has not passed its oldest row (none has left). A crowd reading such
+ * a page runs its queries once per write or per row leaving the window (every few minutes
+ * for the planet and summary ticks), not once per request.
  */
 function nowPageAnswer(
-  pages: Answers,
+  keptPages: Answers,
   model: PageModel,
   datasets: readonly Dataset[],
   key: string,
-  window: { now: Date; from: Date; spanMs: number | null },
+  w: { end: Date; spanMs: number | null },
   load: () => Promise<unknown>,
-  edges: (from: Date) => Promise<{ oldest: Date | null; newest: Date | null }>,
+  edges: () => Promise<Edges>,
 ): Response | Promise<Response> {
-  const t = window.now.getTime()
+  const endMs = w.end.getTime()
   const holds = (p: NowPage) =>
-    t >= p.at && (p.newest === null || p.newest <= p.at) && (window.spanMs === null || p.oldest === null || t - window.spanMs <= p.oldest)
-  const kept = pages.kept<NowPage>(key, datasets, holds)
+    endMs >= p.at && (p.newest === null || p.newest < p.at) && (w.spanMs === null || p.oldest === null || endMs - w.spanMs <= p.oldest)
+  const kept = keptPages.kept<NowPage>(key, datasets, holds)
   if (kept) return jsonNoStore(kept.body)
   const compute = async (): Promise<NowPage> => {
-    const [body, e] = await Promise.all([load(), edges(window.from)])
-    return { body: model.serialise(body), at: t, oldest: e.oldest?.getTime() ?? null, newest: e.newest?.getTime() ?? null }
+    const [body, e] = await Promise.all([load(), edges()])
+    return { body: model.serialise(body), at: endMs, oldest: e.oldest?.getTime() ?? null, newest: e.newest?.getTime() ?? null }
   }
   return (async () => {
     let own: NowPage | undefined
-    const page = await pages.get(key, datasets, async () => (own = await compute()), holds)
+    // A page that does not hold even at its own moment (a row newer than it) is not kept.
+    const page = await keptPages.get(key, datasets, async () => (own = await compute()), holds)
     // A computation joined while it ran may be of an earlier moment: used only if it holds now.
     return jsonNoStore((own ?? (holds(page) ? page : await compute())).body)
   })()
+}
+
+/** The default windows of the windowed routes (when startDate is omitted). */
+const PLANET_STATUS_SPAN_MS = 24 * HOUR_MS
+const WAR_SUMMARY_SPAN_MS = 7 * 24 * HOUR_MS
+
+/**
+ * A page of a windowed route (planet status, war summary): kept by its dates when endDate
+ * is given, else as a window ending now (nowPageAnswer).
+ */
+function windowedPage(
+  keptPages: Answers,
+  model: PageModel,
+  dataset: Dataset,
+  filters: unknown[],
+  query: { startDate?: string; endDate?: string },
+  now: Date,
+  spanMs: number,
+  page: Page,
+  read: { page: (range: TimeRange) => Promise<PageOf<unknown>>; edges: (from: Date) => Promise<Edges> },
+): Response | Promise<Response> {
+  const range = timeRange(query, { now, defaultSpanMs: spanMs })
+  const load = async () => paged(await read.page(range), page)
+  if (query.endDate !== undefined) return pageAnswer(keptPages, model, [dataset], pageKey(dataset, filters, range, page), load)
+  const fixedStart = query.startDate === undefined ? null : range.from!.getTime()
+  const key = pageKey(`${dataset}/now`, [...filters, fixedStart], null, page)
+  return nowPageAnswer(keptPages, model, [dataset], key, { end: range.to!, spanMs: fixedStart === null ? spanMs : null }, load, () => read.edges(range.from!))
 }
 
 const PlayerCountPage = pageModel(PlayerCountRow, 'A page of player-count snapshots, newest first')
@@ -131,11 +163,11 @@ export const historyRoutes = (context: ReadContext) =>
     .use(context)
     .get(
       '/historical-player-count',
-      async ({ query, storage, pages, now }) => {
+      async ({ query, storage, keptPages, now }) => {
         const page = pageOf(query, LIMITS.playerCount)
         const range = timeRange(query, { now: now(), required: true })
         const load = async () => paged(await storage.playerCounts.history({ range, gameName: query.gameName }, page), page)
-        return pageAnswer(pages, PlayerCountPage, ['player-counts'], pageKey('player-count', [query.gameName ?? null], range, page), load)
+        return pageAnswer(keptPages, PlayerCountPage, ['player-counts'], pageKey('player-count', [query.gameName ?? null], range, page), load)
       },
       {
         query: t.Object({
@@ -156,19 +188,15 @@ export const historyRoutes = (context: ReadContext) =>
     )
     .get(
       '/historical-planet-status',
-      async ({ query, storage, pages, now, warId: defaultWarId }) => {
+      async ({ query, storage, keptPages, now, warId: defaultWarId }) => {
         const page = pageOf(query, LIMITS.planetStatus)
         const planetIndex = planetIndexOf(query)
         if (planetIndex === undefined) throw badRequest('planetId is required')
         const warId = warIdOf(query) ?? defaultWarId
-        const range = timeRange(query, { now: now(), defaultSpanMs: 24 * HOUR_MS })
-        const load = async () => paged(await storage.planetStatus.history({ warId, planetIndex, range }, page), page)
-        if (query.endDate !== undefined) return pageAnswer(pages, PlanetStatusPage, ['planet-status'], pageKey('planet-status', [warId, planetIndex], range, page), load)
-        // The window ends now: kept while it provably holds the same rows.
-        const fixedStart = query.startDate === undefined ? null : range.from!.getTime()
-        const window = { now: range.to!, from: range.from!, spanMs: fixedStart === null ? 24 * HOUR_MS : null }
-        const edges = (from: Date) => storage.planetStatus.historyEdges({ warId, planetIndex }, from)
-        return nowPageAnswer(pages, PlanetStatusPage, ['planet-status'], pageKey('planet-status/now', [warId, planetIndex, fixedStart], null, page), window, load, edges)
+        return windowedPage(keptPages, PlanetStatusPage, 'planet-status', [warId, planetIndex], query, now(), PLANET_STATUS_SPAN_MS, page, {
+          page: (range) => storage.planetStatus.history({ warId, planetIndex, range }, page),
+          edges: (from) => storage.planetStatus.historyEdges({ warId, planetIndex }, from),
+        })
       },
       {
         query: t.Object({
@@ -187,17 +215,13 @@ export const historyRoutes = (context: ReadContext) =>
     )
     .get(
       '/historical-war-summary',
-      async ({ query, storage, pages, now, warId: defaultWarId }) => {
+      async ({ query, storage, keptPages, now, warId: defaultWarId }) => {
         const page = pageOf(query, LIMITS.warSummary)
         const warId = warIdOf(query) ?? defaultWarId
-        const range = timeRange(query, { now: now(), defaultSpanMs: 7 * 24 * HOUR_MS })
-        const load = async () => paged(await storage.warSummary.history({ warId, range }, page), page)
-        if (query.endDate !== undefined) return pageAnswer(pages, WarSummaryPage, ['war-summary'], pageKey('war-summary', [warId], range, page), load)
-        // The window ends now: kept while it provably holds the same rows.
-        const fixedStart = query.startDate === undefined ? null : range.from!.getTime()
-        const window = { now: range.to!, from: range.from!, spanMs: fixedStart === null ? 7 * 24 * HOUR_MS : null }
-        const edges = (from: Date) => storage.warSummary.historyEdges({ warId }, from)
-        return nowPageAnswer(pages, WarSummaryPage, ['war-summary'], pageKey('war-summary/now', [warId, fixedStart], null, page), window, load, edges)
+        return windowedPage(keptPages, WarSummaryPage, 'war-summary', [warId], query, now(), WAR_SUMMARY_SPAN_MS, page, {
+          page: (range) => storage.warSummary.history({ warId, range }, page),
+          edges: (from) => storage.warSummary.historyEdges({ warId }, from),
+        })
       },
       {
         query: t.Object({
@@ -215,12 +239,12 @@ export const historyRoutes = (context: ReadContext) =>
     )
     .get(
       '/historical-major-orders',
-      async ({ query, storage, pages, languages }) => {
+      async ({ query, storage, keptPages, languages }) => {
         const page = pageOf(query, LIMITS.majorOrders)
         const lang = langOf(query, languages)
         const warId = warIdOf(query)
         const load = async () => paged(await storage.majorOrders.orders({ warId, lang }, page), page)
-        return pageAnswer(pages, MajorOrderPage, ['major-orders'], pageKey('major-orders', [warId ?? null, lang ?? null], null, page), load)
+        return pageAnswer(keptPages, MajorOrderPage, ['major-orders'], pageKey('major-orders', [warId ?? null, lang ?? null], null, page), load)
       },
       {
         query: t.Object({
@@ -239,13 +263,13 @@ export const historyRoutes = (context: ReadContext) =>
     )
     .get(
       '/historical-major-orders/:orderId/progress',
-      async ({ params, query, storage, pages, now }) => {
+      async ({ params, query, storage, keptPages, now }) => {
         const orderId32 = parseInteger(params.orderId, 'orderId', 0, UINT32_MAX)
         const page = pageOf(query, LIMITS.progress)
         // An omitted bound stays open: the window never moves with the clock.
         const range = timeRange(query, { now: now() })
         const load = async () => paged(await storage.majorOrders.progress({ orderId32, range }, page), page)
-        return pageAnswer(pages, ProgressPage, ['major-orders'], pageKey('progress', [orderId32], range, page), load)
+        return pageAnswer(keptPages, ProgressPage, ['major-orders'], pageKey('progress', [orderId32], range, page), load)
       },
       {
         params: t.Object({ orderId: integerString('orderId', 'Major order id (orderId32, 0..4294967295).', '1234567890') }),
@@ -263,7 +287,7 @@ export const historyRoutes = (context: ReadContext) =>
     )
     .get(
       '/historical-dispatches',
-      async ({ query, storage, pages, languages, warId: defaultWarId }) => {
+      async ({ query, storage, keptPages, languages, warId: defaultWarId }) => {
         const page = pageOf(query, LIMITS.dispatches)
         const lang = langOf(query, languages)
         const warId = warIdOf(query) ?? defaultWarId
@@ -272,7 +296,7 @@ export const historyRoutes = (context: ReadContext) =>
         // PostgreSQL text cannot hold NUL: refuse it here rather than fail in the query.
         if (query.q?.includes('\u0000')) throw badRequest('q must not contain NUL characters')
         const load = async () => paged(await storage.dispatches.page({ warId, since, q: query.q, lang }, page), page)
-        return pageAnswer(pages, DispatchPage, ['dispatches'], pageKey('dispatches', [warId, since ?? null, query.q ?? null, lang ?? null], null, page), load)
+        return pageAnswer(keptPages, DispatchPage, ['dispatches'], pageKey('dispatches', [warId, since ?? null, query.q ?? null, lang ?? null], null, page), load)
       },
       {
         query: t.Object({

@@ -34,7 +34,7 @@ function history(sql: Sql, f: { warId: number; planetIndex: number; range: TimeR
   return timePage<PlanetStatusRow>(sql, series(sql, f), f.range, p, selectRow(sql, PlanetStatusRow, { warID: sql`war_id`, timestamp: sql`captured_at` }))
 }
 
-/** The planet's oldest row at or after `from` and its newest row (storage/time-pages.ts windowEdges). */
+/** The planet's oldest and newest rows at or after `from` (storage/time-pages.ts windowEdges). */
 const historyEdges = (sql: Sql, f: { warId: number; planetIndex: number }, from: Date) => windowEdges(sql, series(sql, f), from)
 
 /** A point of a planet's curve: a tick, or an hourly bucket (state at the end of the hour, players averaged). */

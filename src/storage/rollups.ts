@@ -84,9 +84,10 @@ export const LATE_AFTER_MS = 5 * 60_000
  * ago, refresh the buckets holding them (outside the write's transaction: a refresh
  * cannot run inside one). Other editions keep exact through rollup_invalidate.
  */
-export async function refreshLateRows(sql: Sql, edition: Edition, table: SourceTable, at: Date, now: Date): Promise<void> {
-  if (refreshesOwnRollups(edition) || now.getTime() - at.getTime() < LATE_AFTER_MS) return
+export async function refreshLateRows(sql: Sql, edition: Edition, table: SourceTable, at: Date, now: Date): Promise<boolean> {
+  if (refreshesOwnRollups(edition) || now.getTime() - at.getTime() < LATE_AFTER_MS) return false
   for (const r of lateRowRefreshes(table, at)) await sql.unsafe(r.text, r.params)
+  return true
 }
 
 /**

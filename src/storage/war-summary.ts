@@ -77,7 +77,7 @@ function history(sql: Sql, f: { warId: number; range: TimeRange }, p: Page): Pro
   return timePage<WarSummaryRow>(sql, series(sql, f.warId), f.range, p, selectRow(sql, WarSummaryRow, { warID: sql`war_id`, timestamp: sql`captured_at` }))
 }
 
-/** The war's oldest summary row at or after `from` and its newest row (storage/time-pages.ts windowEdges). */
+/** The war's oldest and newest summary rows at or after `from` (storage/time-pages.ts windowEdges). */
 const historyEdges = (sql: Sql, f: { warId: number }, from: Date) => windowEdges(sql, series(sql, f.warId), from)
 
 /** The war's latest tick at or before `at` (the latest of all when `at` is null); null when there is none. */

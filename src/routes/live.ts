@@ -69,9 +69,7 @@ const counts = (pcstore: number) => ({ pcstore, console: 0, total: pcstore })
  * age change per request): the feeds' answers change every 15 s at most, so one is kept.
  */
 function playerCountAnswers() {
-  let kept:
-    | { times: (Date | null)[]; template: JsonTemplate<'capturedAt' | 'dataCapturedAt' | 'dataAgeSeconds'>; oldest: Date | null; oldestJson: string; lastMs: number; lastBody: string }
-    | undefined
+  let kept: { times: (Date | null)[]; template: JsonTemplate<'capturedAt' | 'dataCapturedAt' | 'dataAgeSeconds'>; oldest: Date | null; oldestJson: string } | undefined
   return {
     answer(status: Fetched<WarStatus> | null, pc: PcstoreCounts, at: Date): Response {
       // The feeds' cached answers are the same objects while they last: their times say
@@ -80,16 +78,10 @@ function playerCountAnswers() {
       const { game1, game2 } = pc.fetchedAt
       if (!kept || kept.times[0] !== s || kept.times[1] !== game1 || kept.times[2] !== game2) {
         const times = [s, game1, game2]
-        kept = { times, ...playerCountBody(status, pc, times), lastMs: NaN, lastBody: '' }
+        kept = { times, ...playerCountBody(status, pc, times) }
       }
-      // Under load many answers share their millisecond, and with it their whole body.
-      const ms = at.getTime()
-      if (ms !== kept.lastMs) {
-        const age = kept.oldest === null ? 'null' : String(ageSeconds(kept.oldest, at))
-        kept.lastBody = kept.template.renderJson({ capturedAt: jsonTime(at), dataCapturedAt: kept.oldestJson, dataAgeSeconds: age })
-        kept.lastMs = ms
-      }
-      return jsonNoStore(kept.lastBody)
+      const age = kept.oldest === null ? 'null' : String(ageSeconds(kept.oldest, at))
+      return jsonNoStore(kept.template.renderJson({ capturedAt: jsonTime(at), dataCapturedAt: kept.oldestJson, dataAgeSeconds: age }))
     },
   }
 }
@@ -122,10 +114,11 @@ function playerCountBody(status: Fetched<WarStatus> | null, pc: PcstoreCounts, t
 
 /**
  * The /war-stats body is kept per summary answer (the same object while the feed's cache
- * holds it): only the data's age changes, once a second.
+ * holds it): only the data's age changes, once a second (the template keeps its last
+ * rendering).
  */
 function warStatsAnswers() {
-  let kept: { summary: Fetched<WarSummary>; template: JsonTemplate<'dataAgeSeconds'>; age: number; body: string } | undefined
+  let kept: { summary: Fetched<WarSummary>; template: JsonTemplate<'dataAgeSeconds'> } | undefined
   return {
     answer(summary: Fetched<WarSummary>, at: Date): Response {
       if (kept?.summary !== summary) {
@@ -133,15 +126,9 @@ function warStatsAnswers() {
         const counters = countersOf(data.galaxy_stats, GALAXY_COUNTER_NAMES)
         // In the schema's (the feed's) order, as the schema's encoding of a value gave it.
         const stats = Object.fromEntries(STATS_ORDER.map((k) => [k, counters[k]]))
-        const template = new JsonTemplate({ at: fetchedAt, ...dataAge(fetchedAt, at), stats }, ['dataAgeSeconds'])
-        kept = { summary, template, age: NaN, body: '' }
+        kept = { summary, template: new JsonTemplate({ at: fetchedAt, ...dataAge(fetchedAt, at), stats }, ['dataAgeSeconds']) }
       }
-      const age = ageSeconds(summary.fetchedAt, at)
-      if (age !== kept.age) {
-        kept.body = kept.template.renderJson({ dataAgeSeconds: String(age) })
-        kept.age = age
-      }
-      return jsonNoStore(kept.body)
+      return jsonNoStore(kept.template.renderJson({ dataAgeSeconds: String(ageSeconds(summary.fetchedAt, at)) }))
     },
   }
 }

@@ -16,6 +16,18 @@ describe('JsonTemplate', () => {
       { seed: 5, numRuns: 300 },
     )
   })
+
+  test('renderings in a row with changing holes are each right, whatever the last one kept', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.array(fc.tuple(fc.jsonValue(), fc.jsonValue()), { minLength: 1, maxLength: 8 }), (value, holes) => {
+        const template = new JsonTemplate({ ...value, a: null, b: null }, ['a', 'b'])
+        for (const [a, b] of [...holes, ...holes.slice().reverse()]) {
+          expect(template.render({ a, b })).toBe(JSON.stringify({ ...value, a, b }))
+        }
+      }),
+      { seed: 7, numRuns: 200 },
+    )
+  })
 })
 
 describe('Answers', () => {

@@ -27,11 +27,17 @@ interface ReadyBody {
   readReplicas?: { maxLagMs: number; primaryReads: number; replicas: ReplicaStatus[] }
 }
 
-const READ_ROUTES = [
+/**
+ * Read routes of the load. The history pages end at the moment of the request: a page of a
+ * fixed window is kept per data version (routes/history.ts), a new window is read from
+ * the database, which is what these tests watch.
+ */
+const upToNow = () => encodeURIComponent(new Date().toISOString())
+const readRoutes = () => [
   '/api/v1/divers/history?range=24h',
   '/api/v1/divers/history?range=all',
-  '/api/v1/historical-player-count?startDate=2000-01-01&endDate=2100-01-01',
-  '/api/v1/historical-war-summary',
+  `/api/v1/historical-player-count?startDate=2000-01-01&endDate=${upToNow()}`,
+  `/api/v1/historical-war-summary?endDate=${upToNow()}`,
   '/api/v1/historical-dispatches',
   '/api/v1/war/801',
   '/api/v1/planets',
@@ -83,7 +89,7 @@ describeTimescale('read replicas: a real streaming replica', () => {
     })
   }
   const newestCount = async (svc: ServiceProcess) => {
-    const { status, body } = await get(svc, '/api/v1/historical-player-count?startDate=2000-01-01&endDate=2100-01-01&gameName=Game%202&limit=1')
+    const { status, body } = await get(svc, `/api/v1/historical-player-count?startDate=2000-01-01&endDate=${upToNow()}&gameName=Game%202&limit=1`)
     expect(status).toBe(200)
     return body.items[0]?.apiTotalPlayerCount as number | undefined
   }
@@ -119,11 +125,11 @@ describeTimescale('read replicas: a real streaming replica', () => {
     await until(5000, 'rows on the replica', async () => (await rsql<{ n: number }[]>`SELECT count(*)::int AS n FROM player_count_snapshots`)[0]!.n === onPrimary)
 
     const before = await replicaOf(svc)
-    for (const route of READ_ROUTES) expect((await get(svc, route)).status).toBe(200)
+    for (const route of readRoutes()) expect((await get(svc, route)).status).toBe(200)
     // Right after the write, the first reads may go to the primary until the replica has
     // replayed it; once it has, reads are the replica's.
     await Bun.sleep(300)
-    for (const route of READ_ROUTES) expect((await get(svc, route)).status).toBe(200)
+    for (const route of readRoutes()) expect((await get(svc, route)).status).toBe(200)
     const after = await replicaOf(svc)
     expect(after.reads).toBeGreaterThan(before.reads)
     expect(after.failedReads).toBe(0)
@@ -196,7 +202,7 @@ describeTimescale('read replicas: a real streaming replica', () => {
       expect(out.reason).toContain('lag')
       const body = await ready(svc)
       expect(body.status).toBe('ready') // reads are answered by the primary meanwhile
-      for (const route of READ_ROUTES) expect((await get(svc, route)).status).toBe(200)
+      for (const route of readRoutes()) expect((await get(svc, route)).status).toBe(200)
       expect(await newestCount(svc)).toBe(333_333)
     } finally {
       await rsql`SELECT pg_wal_replay_resume()`
@@ -213,7 +219,8 @@ describeTimescale('read replicas: a real streaming replica', () => {
     let running = true
     const loop = async (offset: number) => {
       for (let i = offset; running; i++) {
-        const route = READ_ROUTES[i % READ_ROUTES.length]!
+        const routes = readRoutes()
+        const route = routes[i % routes.length]!
         const t0 = performance.now()
         try {
           const res = await fetch(svc.baseUrl + route, { signal: AbortSignal.timeout(10_000) })

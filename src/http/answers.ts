@@ -29,8 +29,8 @@ export class Answers {
    * the current versions of `datasets`: kept, or computed now (once, however many ask).
    */
   get<T>(key: string, datasets: readonly Dataset[], compute: () => Promise<T>, holds?: (kept: T) => boolean): Promise<T> {
-    const full = `${key}@${this.versions.stamp(datasets)}`
-    const kept = this.kept(key, datasets, holds)
+    const full = this.fullKey(key, datasets)
+    const kept = this.keptUnder<T>(full, holds)
     if (kept !== undefined) return Promise.resolve(kept)
     // An answer that does not hold even for the request that computed it is not kept.
     return this.cache.load<T>(full, compute, (value) => (holds && !holds(value) ? undefined : value))
@@ -43,7 +43,15 @@ export class Answers {
    * ending now); one that no longer does is dropped.
    */
   kept<T>(key: string, datasets: readonly Dataset[], holds?: (kept: T) => boolean): T | undefined {
-    const full = `${key}@${this.versions.stamp(datasets)}`
+    return this.keptUnder(this.fullKey(key, datasets), holds)
+  }
+
+  /** The key with the current versions of the datasets the answer reads. */
+  private fullKey(key: string, datasets: readonly Dataset[]): string {
+    return `${key}@${this.versions.stamp(datasets)}`
+  }
+
+  private keptUnder<T>(full: string, holds?: (kept: T) => boolean): T | undefined {
     const kept = this.cache.get(full)
     if (kept === undefined) return undefined
     if (holds && !holds(kept.value as T)) {

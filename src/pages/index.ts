@@ -20,14 +20,17 @@ const FAVICON_HEADERS = { 'content-type': 'image/svg+xml', 'cache-control': 'pub
 
 const acceptsGzip = (request: Request) => /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')
 
+/** Each asset's two header sets (plain, gzip), built once: securedResponse keys its ready headers on the object. */
+const assetHeaders = new WeakMap<Asset, { plain: Record<string, string>; gzip: Record<string, string> }>()
+
 function serveAsset(asset: Asset, request: Request): Response {
+  let headers = assetHeaders.get(asset)
+  if (!headers) {
+    const plain = { 'content-type': asset.type, 'cache-control': ASSET_CACHE, vary: 'Accept-Encoding' }
+    assetHeaders.set(asset, (headers = { plain, gzip: { ...plain, 'content-encoding': 'gzip' } }))
+  }
   const gzip = acceptsGzip(request)
-  return securedResponse('page', gzip ? asset.gzip : asset.body, {
-    'content-type': asset.type,
-    'cache-control': ASSET_CACHE,
-    vary: 'Accept-Encoding',
-    ...(gzip ? { 'content-encoding': 'gzip' } : {}),
-  })
+  return securedResponse('page', gzip ? asset.gzip : asset.body, gzip ? headers.gzip : headers.plain)
 }
 
 const NOT_FOUND_HEADERS = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }

@@ -230,6 +230,16 @@ export class ThrottledEndpoint<T, N extends string = string> {
     this.lastBumpAtMs = this.now()
   }
 
+  /**
+   * A number that moves whenever `stats()` would change: counters only grow, and every
+   * other change (a TTL bump, a success's time) comes with a counter's step in the same
+   * turn. Lets the health snapshot be kept until something happened.
+   */
+  get changes(): number {
+    const c = this.counts
+    return c.hits + c.misses + c.ok + c.rateLimited + c.errors
+  }
+
   stats(): EndpointStats<N> {
     const { hits, misses } = this.counts
     return {

@@ -302,6 +302,8 @@ export interface UpstreamClient {
    */
   currentWarId(): Promise<number>
   snapshot(): ThrottleSnapshot
+  /** Moves whenever `snapshot()` would change (a sum of its counters, see ThrottledEndpoint.changes). */
+  snapshotVersion(): number
   /** Every endpoint's calls by outcome and TTL, the current-war one included (/metrics). */
   requestStats(): RequestStats[]
 }
@@ -333,6 +335,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
         : { assignment: new ThrottledEndpoint('assignment', now), newsfeed: new ThrottledEndpoint('newsfeed', now) },
     ]),
   )
+  const otherLanguages = [...byLanguage].slice(1)
   const entriesOf = (language: string) => {
     const entries = byLanguage.get(language)
     // Callers pass the client's own languages: anything else is a bug, not an input.
@@ -368,7 +371,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
       // one entry per other language and localized endpoint, naming its language.
       endpoints: [
         ...UPSTREAM_ENDPOINTS.map((name): SnapshotEntry => throttled[name].stats()),
-        ...[...byLanguage].slice(1).flatMap(([language, entries]) =>
+        ...otherLanguages.flatMap(([language, entries]) =>
           LOCALIZED_ENDPOINTS.map((name): SnapshotEntry => {
             const { endpoint, ...counters } = entries[name].stats()
             return { endpoint, language, ...counters }
@@ -376,6 +379,12 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
         ),
       ],
     }),
+    snapshotVersion: () => {
+      let version = 0
+      for (const name of UPSTREAM_ENDPOINTS) version += throttled[name].changes
+      for (const [, entries] of otherLanguages) for (const name of LOCALIZED_ENDPOINTS) version += entries[name].changes
+      return version
+    },
     requestStats: () => [
       ...UPSTREAM_ENDPOINTS.map((name) => {
         const { endpoint, ttlS, hits, ok, rateLimited, errors } = throttled[name].stats()

@@ -1,10 +1,13 @@
 import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { Elysia } from 'elysia'
 import { errorHandling } from '../../src/http/errors.ts'
 import { createLogger } from '../../src/log.ts'
 import { throttleRoutes } from '../../src/routes/throttle.ts'
 import { createUpstreamClient, UPSTREAM_ENDPOINTS, type ThrottleSnapshot } from '../../src/feeds/upstream.ts'
 
+const SUMMARY_TEXT = readFileSync(join(import.meta.dir, '../../assets/upstream-samples/arrowhead/DERIVED_summary_801_from_community_excerpt.json'), 'utf8')
 const get = (app: { handle(r: Request): Promise<Response> }) => app.handle(new Request('http://localhost/health/throttle'))
 
 describe('GET /health/throttle', () => {
@@ -32,9 +35,9 @@ describe('GET /health/throttle', () => {
   })
 
   test('a snapshot that breaks the schema is not served: 500 {error}, logged, nothing of it echoed', async () => {
-    const broken = { snapshot: () => ({ config: { initialTtlS: 15, backoffStepS: 15, maxTtlS: 300 }, endpoints: [{ endpoint: 'status', ttlS: 'soon' }] }) }
+    const broken = { snapshotVersion: () => 0, snapshot: () => ({ config: { initialTtlS: 15, backoffStepS: 15, maxTtlS: 300 }, endpoints: [{ endpoint: 'status', ttlS: 'soon' }] }) }
     const lines: string[] = []
-    const app = new Elysia().use(errorHandling(createLogger('error', (l) => lines.push(l)))).use(throttleRoutes(broken as unknown as { snapshot(): ThrottleSnapshot }))
+    const app = new Elysia().use(errorHandling(createLogger('error', (l) => lines.push(l)))).use(throttleRoutes(broken as unknown as Parameters<typeof throttleRoutes>[0]))
     const res = await get(app)
     expect({ status: res.status, cacheControl: res.headers.get('cache-control'), body: await res.json() }).toEqual({
       status: 500, cacheControl: 'no-store', body: { error: 'internal error' },
@@ -56,4 +59,78 @@ describe('GET /health/throttle', () => {
     expect(body.endpoints[2]).toMatchObject({ endpoint: 'assignment', misses: 0, ok: 0 })
     expect('language' in body.endpoints[2]!).toBe(false)
   })
+
+  test('the kept body is what a fresh snapshot gives after every kind of change (hit, miss, success, 429 bump, error, other language), and is kept while nothing changed', async () => {
+    let nowMs = 1_767_225_600_000
+    const answers: (() => Response)[] = []
+    const client = createUpstreamClient({
+      baseUrl: 'http://upstream.test/api', timeoutMs: 100, userAgent: 'test', languages: ['en-US', 'de-DE'], now: () => nowMs,
+      fetch: async (url) => (answers.shift() ?? (() => new Response(String(url).includes('/Summary') ? SUMMARY_TEXT : '[]')))(),
+    })
+    const snapshotCalls = { n: 0 }
+    const counted = { snapshotVersion: () => client.snapshotVersion(), snapshot: () => (snapshotCalls.n++, client.snapshot()) }
+    const app = new Elysia().use(throttleRoutes(counted))
+    const bodies: string[] = []
+    const served = async () => {
+      const text = await (await get(app)).text()
+      expect(text).toBe(JSON.stringify(client.snapshot()))
+      bodies.push(text)
+    }
+    const events: [string, () => Promise<unknown>][] = [
+      ['a miss and a success', () => client.summary(801)],
+      ['a hit', () => client.summary(801)],
+      ['a fresh hit without a promise', async () => client.freshSummary(801)],
+      ['a 429: TTL bumped, stale served', async () => {
+        nowMs += 16_000
+        answers.push(() => new Response(null, { status: 429 }))
+        return client.summary(801)
+      }],
+      ['an error', async () => {
+        answers.push(() => new Response('nope', { status: 500 }))
+        return client.status(801).catch(() => null)
+      }],
+      ['another language', () => client.newsfeed(801, { language: 'de-DE' }).catch(() => null)],
+    ]
+    await served()
+    for (const [, event] of events) {
+      await event()
+      await served()
+      const before = snapshotCalls.n
+      await served() // nothing happened in between: kept
+      expect(snapshotCalls.n).toBe(before + 0)
+    }
+    // Each event changed the body; the repeat in between served the same bytes.
+    for (let i = 0; i < events.length; i++) {
+      expect(bodies[2 * i + 1]).not.toBe(bodies[2 * i])
+      expect(bodies[2 * i + 2]).toBe(bodies[2 * i + 1])
+    }
+  })
+
+  test('a request\'s outcome changes the kept body when it settles, after the miss that started it (ok, 429, error each)', async () => {
+    let nowMs = 1_767_225_600_000
+    let release: (r: Response) => void = () => {}
+    const client = createUpstreamClient({
+      baseUrl: 'http://upstream.test/api', timeoutMs: 60_000, userAgent: 'test', now: () => nowMs,
+      fetch: () => new Promise<Response>((resolve) => (release = resolve)),
+    })
+    const app = new Elysia().use(throttleRoutes(client))
+    const served = async () => {
+      const text = await (await get(app)).text()
+      expect(text).toBe(JSON.stringify(client.snapshot()))
+      return text
+    }
+    const outcomes = [() => new Response(SUMMARY_TEXT), () => new Response(null, { status: 429 }), () => new Response('nope', { status: 500 })]
+    for (const outcome of outcomes) {
+      nowMs += 400_000 // past the cache, any failure hold and the stale limit
+      const before = await served()
+      const call = client.summary(801).catch(() => null)
+      await Bun.sleep(0)
+      const inFlight = await served()
+      expect(inFlight).not.toBe(before)
+      release(outcome())
+      await call
+      expect(await served()).not.toBe(inFlight)
+    }
+  })
 })
+

@@ -220,3 +220,30 @@ export function startCheck(deps: CheckerDeps, spec: CheckSpec, base: string, pat
     },
   }
 }
+
+/** One tally of several checks of a route (its slices of load, bench/load.ts). */
+export function mergeTallies(tallies: CheckTally[]): CheckTally {
+  const sum = (pick: (t: CheckTally) => number) => tallies.reduce((a, t) => a + pick(t), 0)
+  const posts = new Map<string, CheckTally['posts'][number]>()
+  const rowsWritten: Record<string, number> = {}
+  for (const t of tallies) {
+    for (const p of t.posts) {
+      const seen = posts.get(p.collector) ?? { collector: p.collector, posts: 0, wrote: 0, failed: 0 }
+      posts.set(p.collector, { collector: p.collector, posts: seen.posts + p.posts, wrote: seen.wrote + p.wrote, failed: seen.failed + p.failed })
+    }
+    for (const [k, v] of Object.entries(t.rowsWritten)) rowsWritten[k] = (rowsWritten[k] ?? 0) + v
+  }
+  return {
+    equal: sum((t) => t.equal),
+    skipped: sum((t) => t.skipped),
+    mismatched: sum((t) => t.mismatched),
+    failed: sum((t) => t.failed),
+    firstMismatch: tallies.find((t) => t.firstMismatch !== null)?.firstMismatch ?? null,
+    errors: [...new Set(tallies.flatMap((t) => t.errors))].slice(0, 5),
+    posts: [...posts.values()],
+    rowsWritten,
+    rawMsTotal: sum((t) => t.rawMsTotal),
+    samples: sum((t) => t.samples),
+    durationMs: sum((t) => t.durationMs),
+  }
+}

@@ -6,7 +6,7 @@
  * whole phase.
  */
 import { startListening, type Listening } from '../test/support/process.ts'
-import { startCheck, type CheckerDeps, type CheckSpec, type CheckTally } from './check.ts'
+import { mergeTallies, startCheck, type CheckerDeps, type CheckSpec, type CheckTally } from './check.ts'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -28,10 +28,18 @@ export interface LoadResult {
   non2xx: number
 }
 
-/** One route to load: its path, the seconds of each timed run, and the exactness check to run meanwhile. */
+/** One route to load: its path, the seconds of its timed load, and the exactness check to run meanwhile. */
 export interface LoadRoute {
   path: string
+  /** Seconds of timed load on each side (service, ceiling), in `slices` runs. */
   durationS: number
+  /**
+   * The timed load is split into this many runs of durationS / slices seconds on each
+   * side, alternating service and ceiling; the route's figures are its median pair's (by
+   * ratio). A burst of other work on the shared machine then moves one pair, not the
+   * verdict. 1: one run on each side.
+   */
+  slices: number
   /** An issue-13 target route (15 s runs at the default scale). */
   target: boolean
   check?: CheckSpec
@@ -45,12 +53,32 @@ export interface RouteThroughput {
   service: LoadResult
   ceiling: LoadResult
   ratio: number
-  /** The exactness check during the service's run (see bench/check.ts). */
+  /** Seconds of each slice (durationS / slices, whole seconds for wrk). */
+  sliceS: number
+  /** Every pair of runs, in order; service, ceiling and ratio above are the median pair's. */
+  slices: Slice[]
+  /** The exactness check during the service's runs (see bench/check.ts). */
   check?: CheckTally
   /** The shadow sampling during the ceiling's run: samples and raw ms, for comparison. */
   shadow?: { samples: number; rawMsTotal: number }
   /** Highest VmRSS of the service (MB) polled from the start of this route's runs to the next route's. */
   maxRssMb: number
+}
+
+/** One pair of timed runs of a route: the service's, then the ceiling's. */
+export interface Slice {
+  service: LoadResult
+  ceiling: LoadResult
+  ratio: number
+}
+
+/** wrk takes whole seconds. */
+export const sliceSeconds = (r: Pick<LoadRoute, 'durationS' | 'slices'>) => Math.max(1, Math.round(r.durationS / r.slices))
+
+/** The pair with the median ratio (of an even count, the lower of the two middle ones). */
+export function medianSlice(slices: Slice[]): Slice {
+  if (!slices.length) throw new Error('medianSlice: no slices')
+  return [...slices].sort((a, b) => a.ratio - b.ratio)[Math.floor((slices.length - 1) / 2)]!
 }
 
 export interface ThroughputResult {
@@ -233,31 +261,45 @@ export async function measureThroughput(
         await load(base + path, o.warmupS)
         await load(cbase + path, o.warmupS)
       }
-      const check = route.check && checker ? startCheck(checker, route.check, base, path, true) : undefined
-      const s = await load(base + path, durationS)
-      const tally = await check?.stop()
+      const sliceS = sliceSeconds(route)
+      const slices: Slice[] = []
+      const tallies: CheckTally[] = []
+      const shadows: CheckTally[] = []
+      for (let k = 0; k < route.slices; k++) {
+        const check = route.check && checker ? startCheck(checker, route.check, base, path, true) : undefined
+        const s = await load(base + path, sliceS)
+        const tally = await check?.stop()
+        if (tally) tallies.push(tally)
+        if (tally?.firstMismatch) o.progress(`MISMATCH under load: ${tally.firstMismatch}`)
+        const shadow = route.check && checker ? startCheck(checker, route.check, cbase, path, false) : undefined
+        const c = await load(cbase + path, sliceS)
+        const shadowTally = await shadow?.stop()
+        if (shadowTally) shadows.push(shadowTally)
+        slices.push({ service: s, ceiling: c, ratio: s.rps / c.rps })
+      }
+      const tally = tallies.length ? mergeTallies(tallies) : undefined
+      const shadow = shadows.length ? mergeTallies(shadows) : undefined
+      const median = medianSlice(slices)
       o.progress(
-        `throughput ${i + 1}/${routes.length} ${path}: service ${Math.round(s.rps).toLocaleString('en')} req/s (${durationS} s)` +
+        `throughput ${i + 1}/${routes.length} ${path}: ${slices.map((x) => `${Math.round(x.service.rps).toLocaleString('en')} / ${Math.round(x.ceiling.rps).toLocaleString('en')} req/s (${(100 * x.ratio).toFixed(0)} %)`).join(', ')} ` +
+          `(service / ceiling, ${route.slices} × ${sliceS} s)` +
           (tally
             ? `; check: ${tally.equal} equal, ${tally.skipped} skipped, ${tally.mismatched} mismatched${tally.failed ? `, ${tally.failed} failed` : ''}; ` +
               `ingest wrote ${JSON.stringify(tally.rowsWritten)} in ${tally.posts.map((p) => `${p.wrote}/${p.posts} ${p.collector} POSTs`).join(', ')}`
             : ''),
       )
-      if (tally?.firstMismatch) o.progress(`MISMATCH under load: ${tally.firstMismatch}`)
-      const shadow = route.check && checker ? startCheck(checker, route.check, cbase, path, false) : undefined
-      const c = await load(cbase + path, durationS)
-      const shadowTally = await shadow?.stop()
-      o.progress(`throughput ${i + 1}/${routes.length} ${path}: ceiling ${Math.round(c.rps).toLocaleString('en')} req/s (${((100 * s.rps) / c.rps).toFixed(0)} %)`)
       out.push({
         path,
         durationS,
+        sliceS,
         target: route.target,
         bytes: Buffer.byteLength(stored[path]!.body),
-        service: s,
-        ceiling: c,
-        ratio: s.rps / c.rps,
+        service: median.service,
+        ceiling: median.ceiling,
+        ratio: median.ratio,
+        slices,
         check: tally,
-        shadow: shadowTally ? { samples: shadowTally.samples, rawMsTotal: shadowTally.rawMsTotal } : undefined,
+        shadow: shadow ? { samples: shadow.samples, rawMsTotal: shadow.rawMsTotal } : undefined,
         maxRssMb: Math.max(routeMax[i] ?? 0, statusKb(pid, 'VmRSS') ?? 0) / 1024,
       })
     }

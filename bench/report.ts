@@ -85,6 +85,9 @@ const ratio = (r: number) => (r >= 100 ? `${r.toFixed(0)}×` : `${r.toFixed(1)}�
 
 /** A share in percent: whole percents, one decimal below 10 % (0.2 % is not 0 %). */
 const pct = (r: number) => `${(100 * r).toFixed(r < 0.1 ? 1 : 0)} %`
+/** A route's timed load: "15 s", or its median pair of slices, e.g. "median of 91 · 83 · 93 %, 3 × 5 s". */
+const runOf = (x: RouteThroughput) =>
+  x.slices.length > 1 ? `median of ${x.slices.map((p) => pct(p.ratio).replace(' %', '')).join(' · ')} %, ${x.slices.length} × ${x.sliceS} s` : `${x.durationS} s`
 const verdict = (met: boolean) => (met ? 'met' : 'missed')
 
 /** Sum of the exactness checks of some load runs. */
@@ -118,7 +121,7 @@ export function evaluateTargets(r: Pick<RunResult, 'latency' | 'throughput' | 'i
       name,
       measured:
         (routes.length > 1 ? `least ${pct(least.ratio)} (${label(least)}); ` : '') +
-        routes.map((x) => `${routes.length > 1 ? `${label(x)} ` : ''}${pct(x.ratio)} (${n(x.service.rps)} vs ${n(x.ceiling.rps)} req/s, ${x.durationS} s)`).join(', '),
+        routes.map((x) => `${routes.length > 1 ? `${label(x)} ` : ''}${pct(x.ratio)} (${n(x.service.rps)} vs ${n(x.ceiling.rps)} req/s, ${runOf(x)})`).join(', '),
       verdict: verdict(routes.every((x) => x.ratio >= min)),
     })
   }
@@ -277,26 +280,35 @@ export function renderMarkdown(r: RunResult): string {
   if (r.throughput) {
     const tp = r.throughput
     const runs = [...new Set(tp.routes.map((x) => x.durationS))].sort((a, b) => b - a)
-    const targetS = tp.routes.find((x) => x.target)?.durationS
+    const target = tp.routes.find((x) => x.target)
     const otherS = tp.routes.find((x) => !x.target)?.durationS
-    L.push(`### HTTP throughput (loopback, ${tp.tool}, ${runs.map((d) => `${d} s`).join(' / ')} per run)`, '')
+    const targetRun = !target ? '–' : target.slices.length > 1 ? `${target.durationS} s on each side, in ${target.slices.length} alternating runs of ${target.sliceS} s (service, ceiling, service, …)` : `${target.durationS} s`
+    L.push(`### HTTP throughput (loopback, ${tp.tool}, ${runs.map((d) => `${d} s`).join(' / ')} per route and side)`, '')
     L.push(
       'Service = `bun src/main.ts` on the bench database (SCHEDULE_ENABLED=false, feeds on the simulator); ceiling = `bench/ceiling.ts`, a bare `Bun.serve` answering the same bytes and headers ' +
         '(fetched once from the service, so bodies that carry the current time keep the time of that fetch); both measured in this run, alternately, route by route, each after a warm-up run. ' +
-        `Runs of ${targetS ?? '–'} s for the issue's target routes (diver history, planet history, /player-count, /war, /planets; marked *), ${otherS ?? '–'} s for the others. ` +
+        `The issue's target routes (diver history, planet history, /player-count, /war, /planets; marked *) get ${targetRun}, the others ${otherS ?? '–'} s in one run on each side. ` +
+        (target && target.slices.length > 1
+          ? 'A target route\'s req/s, latencies and ratio are those of its median pair of runs (by ratio; every pair\'s ratio in the Pairs column), so a burst of other work on this shared machine moves one pair, not the figure. '
+          : '') +
         'During the diver- and planet-history runs and two historical page runs the exactness check below runs as well (its sampling also during the ceiling\'s run). ' +
         'Service RSS = the highest VmRSS of the service polled from the start of the route\'s runs to the start of the next route\'s (memory a route takes stays with the process, so it bounds the routes after it too).',
       '',
     )
     L.push(
-      '| Route | Run | Body | Service req/s | p50 / p99 ms | Ceiling req/s | p50 / p99 ms | Service ÷ ceiling | Service RSS |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| Route | Run | Body | Service req/s | p50 / p99 ms | Ceiling req/s | p50 / p99 ms | Service ÷ ceiling | Pairs | Service RSS |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     )
     for (const x of tp.routes) {
       const lat = (l: typeof x.service) => `${l.p50Ms === null ? '–' : ms(l.p50Ms)} / ${l.p99Ms === null ? '–' : ms(l.p99Ms)}`
-      const errs = x.service.errors + x.service.non2xx > 0 ? ` (${x.service.errors} errors, ${x.service.non2xx} non-2xx)` : ''
+      // Failed requests of every run of the route, not only the median pair's.
+      const errors = x.slices.reduce((a, p) => a + p.service.errors, 0)
+      const non2xx = x.slices.reduce((a, p) => a + p.service.non2xx, 0)
+      const errs = errors + non2xx > 0 ? ` (${errors} errors, ${non2xx} non-2xx)` : ''
+      const run = x.slices.length > 1 ? `${x.slices.length} × ${x.sliceS} s` : `${x.durationS} s`
+      const pairs = x.slices.length > 1 ? x.slices.map((p) => pct(p.ratio).replace(' %', '')).join(' · ') + ' %' : ''
       L.push(
-        `| ${x.path}${x.target ? ' *' : ''} | ${x.durationS} s | ${size(x.bytes)} | ${n(x.service.rps)}${errs} | ${lat(x.service)} | ${n(x.ceiling.rps)} | ${lat(x.ceiling)} | ${pct(x.ratio)} | ${x.maxRssMb.toFixed(0)} MB |`,
+        `| ${x.path}${x.target ? ' *' : ''} | ${run} | ${size(x.bytes)} | ${n(x.service.rps)}${errs} | ${lat(x.service)} | ${n(x.ceiling.rps)} | ${lat(x.ceiling)} | ${pct(x.ratio)} | ${pairs} | ${x.maxRssMb.toFixed(0)} MB |`,
       )
     }
     L.push('')

@@ -18,6 +18,8 @@
  *     --reps N                 timed requests per latency case (default 30)
  *     --duration S             seconds per load run of the issue's target routes: diver history,
  *                              planet history, /player-count, /war, /planets (default 15)
+ *     --slices N               the target routes' load on each side is split into N alternating
+ *                              runs of duration / N seconds; their ratio is the median pair's (default 3)
  *     --other-duration S       seconds per load run of the other read routes (default 5)
  *     --threads N --connections N   wrk's (default 2 and 32); wrk is installed with apt-get when missing and possible
  *     --ticks N                timed ticks of each collector, full-status and player-count (default 25)
@@ -67,6 +69,7 @@ const { values: argv } = parseArgs({
     reps: { type: 'string' },
     duration: { type: 'string' },
     'other-duration': { type: 'string' },
+    slices: { type: 'string' },
     'idle-wait': { type: 'string' },
     threads: { type: 'string' },
     connections: { type: 'string' },
@@ -115,6 +118,7 @@ const reps = Math.round(num('reps', 30, 1))
 // wrk takes whole seconds.
 const durationS = Math.round(num('duration', quick ? 2 : 15, 1))
 const otherDurationS = Math.round(num('other-duration', quick ? 1 : 5, 1))
+const slices = Math.round(num('slices', quick ? 1 : 3, 1))
 const idleWaitS = num('idle-wait', 20, 0)
 const threads = Math.round(num('threads', 2, 1))
 const connections = Math.round(num('connections', 32, 1))
@@ -170,13 +174,14 @@ function machine(): Machine {
 
 /**
  * Every read route of the spec, in the spec's order. The issue's target routes (diver
- * history, planet history, /player-count, /war, /planets) run `durationS`, the others
- * `otherDurationS`; the history routes and two kept pages (a fixed window the ingest writes
- * into, and the default window ending now) carry the exactness check.
+ * history, planet history, /player-count, /war, /planets) run `durationS` on each side in
+ * `slices` alternating runs, the others `otherDurationS` in one; the history routes and two
+ * kept pages (a fixed window the ingest writes into, and the default window ending now)
+ * carry the exactness check.
  */
 function loadRoutes(f: DataFacts): LoadRoute[] {
-  const target = (path: string, check?: CheckSpec): LoadRoute => ({ path, durationS, target: true, check })
-  const other = (path: string, check?: CheckSpec): LoadRoute => ({ path, durationS: otherDurationS, target: false, check })
+  const target = (path: string, check?: CheckSpec): LoadRoute => ({ path, durationS, slices, target: true, check })
+  const other = (path: string, check?: CheckSpec): LoadRoute => ({ path, durationS: otherDurationS, slices: 1, target: false, check })
   const day = 86_400_000
   // Yesterday and today as bare dates (the whole of both days): the ingest's rows land in it.
   const today = new Date(Math.floor(f.now.getTime() / day) * day)

@@ -8,8 +8,11 @@
  *   Only these POSTs write (the service runs with SCHEDULE_ENABLED=false). The service's
  *   feed cache keeps a war status for 15 s (fresh for 14 s), so a POST sees a new war time,
  *   and writes a row, only about every 14 s; each POST's summary says what it wrote, and the
- *   report counts it. The cadence is 2.1 s rather than 2 s so that in a 15 s run the POST
- *   at 14.7 s falls after the 14 s freshness window of the first one.
+ *   report counts it. The cadence is 2.1 s rather than 2 s so that in one 15 s run the
+ *   POST at 14.7 s falls after the 14 s freshness window of the first one. A target
+ *   route's load runs in 5 s slices (bench/load.ts), each with its own check (POSTs at 0,
+ *   2.1 and 4.2 s of it); its three slices span ~30 s of wall time with the ceiling's runs
+ *   between them, so about two of its POSTs see a new war time.
  * - samples: every SAMPLE_EVERY_MS it GETs the route itself from the service, computes the
  *   raw answer for that answer's own `to` (bench/baseline.ts) and compares the two.
  *
@@ -20,9 +23,9 @@
  * time its feed answer was fetched, up to 14 s earlier). Otherwise the answers must be
  * equal: a difference is a mismatch, and the run fails (exit code 3).
  *
- * During the ceiling's run of the same route, the same sampling runs against the ceiling
- * without comparing ("shadow"), so that both sides of the ratio share the cores with the
- * same raw computations; the ingest POSTs run only during the service's run.
+ * During each of the ceiling's runs of the same route, the same sampling runs against the
+ * ceiling without comparing ("shadow"), so that both sides of the ratio share the cores
+ * with the same raw computations; the ingest POSTs run only during the service's runs.
  */
 import type { Sql } from '../src/db/connect.ts'
 import { diversFromRaw, firstDifference, pageFromRaw, planetFromRaw, type PageSeries } from './baseline.ts'

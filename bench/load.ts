@@ -59,7 +59,7 @@ export interface RouteThroughput {
   slices: Slice[]
   /** The exactness check during the service's runs (see bench/check.ts). */
   check?: CheckTally
-  /** The shadow sampling during the ceiling's run: samples and raw ms, for comparison. */
+  /** The shadow sampling during the ceiling's runs: samples and raw ms, for comparison. */
   shadow?: { samples: number; rawMsTotal: number }
   /** Highest VmRSS of the service (MB) polled from the start of this route's runs to the next route's. */
   maxRssMb: number
@@ -198,9 +198,10 @@ export function serviceEnv(service: ServiceSpec): Record<string, string> {
 
 /**
  * Start the service on the bench database, fetch each route's bytes once, start the
- * ceiling with them, then load each route on both, alternating, each for its own
- * duration. Where a route has a check, the checker runs during the service's timed run
- * (ingest POSTs + compared samples) and its shadow during the ceiling's (bench/check.ts).
+ * ceiling with them, then load each route on both, alternating, in its slices (service,
+ * ceiling, service, …). Where a route has a check, a checker runs during each of the
+ * service's timed runs (ingest POSTs + compared samples) and its shadow during each of the
+ * ceiling's (bench/check.ts); a route's checks add up to one tally.
  */
 export async function measureThroughput(
   routes: LoadRoute[],
@@ -269,12 +270,17 @@ export async function measureThroughput(
         const check = route.check && checker ? startCheck(checker, route.check, base, path, true) : undefined
         const s = await load(base + path, sliceS)
         const tally = await check?.stop()
+        if (tally?.firstMismatch) {
+          // Sample times count from the start of their run: name the pair.
+          if (route.slices > 1) tally.firstMismatch = `pair ${k + 1} of ${route.slices}: ${tally.firstMismatch}`
+          o.progress(`MISMATCH under load: ${tally.firstMismatch}`)
+        }
         if (tally) tallies.push(tally)
-        if (tally?.firstMismatch) o.progress(`MISMATCH under load: ${tally.firstMismatch}`)
         const shadow = route.check && checker ? startCheck(checker, route.check, cbase, path, false) : undefined
         const c = await load(cbase + path, sliceS)
         const shadowTally = await shadow?.stop()
         if (shadowTally) shadows.push(shadowTally)
+        if (!(c.rps > 0)) throw new Error(`the ceiling answered no request of ${path} in ${sliceS} s`)
         slices.push({ service: s, ceiling: c, ratio: s.rps / c.rps })
       }
       const tally = tallies.length ? mergeTallies(tallies) : undefined

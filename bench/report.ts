@@ -289,7 +289,7 @@ export function renderMarkdown(r: RunResult): string {
         '(fetched once from the service, so bodies that carry the current time keep the time of that fetch); both measured in this run, alternately, route by route, each after a warm-up run. ' +
         `The issue's target routes (diver history, planet history, /player-count, /war, /planets; marked *) get ${targetRun}, the others ${otherS ?? '–'} s in one run on each side. ` +
         (target && target.slices.length > 1
-          ? 'A target route\'s req/s, latencies and ratio are those of its median pair of runs (by ratio; every pair\'s ratio in the Pairs column), so a burst of other work on this shared machine moves one pair, not the figure. '
+          ? 'A target route\'s req/s, latencies and ratio are those of its median pair of runs (by ratio; every pair\'s ratio in the Pairs column), so a burst of other work on this shared machine within one pair moves that pair, not the figure. '
           : '') +
         'During the diver- and planet-history runs and two historical page runs the exactness check below runs as well (its sampling also during the ceiling\'s run). ' +
         'Service RSS = the highest VmRSS of the service polled from the start of the route\'s runs to the start of the next route\'s (memory a route takes stays with the process, so it bounds the routes after it too).',
@@ -304,7 +304,7 @@ export function renderMarkdown(r: RunResult): string {
       // Failed requests of every run of the route, not only the median pair's.
       const errors = x.slices.reduce((a, p) => a + p.service.errors, 0)
       const non2xx = x.slices.reduce((a, p) => a + p.service.non2xx, 0)
-      const errs = errors + non2xx > 0 ? ` (${errors} errors, ${non2xx} non-2xx)` : ''
+      const errs = errors + non2xx > 0 ? ` (${errors} errors, ${non2xx} non-2xx over all runs)` : ''
       const run = x.slices.length > 1 ? `${x.slices.length} × ${x.sliceS} s` : `${x.durationS} s`
       const pairs = x.slices.length > 1 ? x.slices.map((p) => pct(p.ratio).replace(' %', '')).join(' · ') + ' %' : ''
       L.push(

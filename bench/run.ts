@@ -119,6 +119,11 @@ const reps = Math.round(num('reps', 30, 1))
 const durationS = Math.round(num('duration', quick ? 2 : 15, 1))
 const otherDurationS = Math.round(num('other-duration', quick ? 1 : 5, 1))
 const slices = Math.round(num('slices', quick ? 1 : 3, 1))
+// wrk takes whole seconds: slices that do not divide the duration would load for another one.
+if (durationS % slices !== 0) {
+  process.stderr.write(`bench: --duration (${durationS} s) must be a multiple of --slices (${slices}): each slice runs whole seconds\n`)
+  process.exit(2)
+}
 const idleWaitS = num('idle-wait', 20, 0)
 const threads = Math.round(num('threads', 2, 1))
 const connections = Math.round(num('connections', 32, 1))

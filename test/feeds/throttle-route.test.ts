@@ -60,7 +60,7 @@ describe('GET /health/throttle', () => {
     expect('language' in body.endpoints[2]!).toBe(false)
   })
 
-  test('the kept body is what a fresh snapshot gives after every kind of change (hit, miss, success, 429 bump, error, other language), and is kept while nothing changed', async () => {
+  test('the kept body is what a fresh snapshot gives after every kind of change (hit, miss, success, 429 bump, error, other languages\' entries), and is kept while nothing changed', async () => {
     let nowMs = 1_767_225_600_000
     const answers: (() => Response)[] = []
     const client = createUpstreamClient({
@@ -89,7 +89,8 @@ describe('GET /health/throttle', () => {
         answers.push(() => new Response('nope', { status: 500 }))
         return client.status(801).catch(() => null)
       }],
-      ['another language', () => client.newsfeed(801, { language: 'de-DE' }).catch(() => null)],
+      ['another language\'s newsfeed', () => client.newsfeed(801, { language: 'de-DE' }).catch(() => null)],
+      ['another language\'s assignments', () => client.assignments(801, { language: 'de-DE' }).catch(() => null)],
     ]
     await served()
     for (const [, event] of events) {

@@ -3,7 +3,7 @@ import { openCollection } from './collect/collection.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { openDatabase } from './db/index.ts'
 import { createFeeds } from './feeds/index.ts'
-import { MAX_BODY_BYTES } from './http/security.ts'
+import { SERVER_MAX_BODY_BYTES } from './http/security.ts'
 import { createLogger, errorText } from './log.ts'
 import { Metrics } from './metrics.ts'
 import { DataVersions, listenForChanges } from './storage/changes.ts'
@@ -51,7 +51,7 @@ async function main() {
   void collection.start(app, config.scheduleEnabled)
   if (!config.scheduleEnabled) log.info('schedule disabled (SCHEDULE_ENABLED=false): run collectors from an external scheduler')
 
-  app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: MAX_BODY_BYTES })
+  app.listen({ hostname: config.host, port: config.port, maxRequestBodySize: SERVER_MAX_BODY_BYTES })
   const base = baseUrl(config.host, app.server?.port ?? config.port)
   log.info('listening', {
     host: config.host, port: app.server?.port, api: `${base}/api/v1`, docs: `${base}/openapi`, metrics: `${base}/metrics`,

@@ -4,6 +4,13 @@ import { Elysia } from 'elysia'
 export const MAX_URL_LENGTH = 4096
 /** Collectors take no body and reads have none: anything larger is a mistake or an attack. */
 export const MAX_BODY_BYTES = 64 * 1024
+/**
+ * Bun.serve's own body limit (main.ts): none a request can reach. Bun's refusals go out
+ * with an empty body and none of these headers, so the app refuses instead (413 `{error}`
+ * below); no route reads a body, and an unread one is not buffered (Bun stops reading it
+ * and closes the connection after the answer).
+ */
+export const SERVER_MAX_BODY_BYTES = Number.MAX_SAFE_INTEGER
 
 const COLLECTOR_PATH = /^\/api\/v1\/collect\//
 /** The paths src/pages serves: its HTML pages, their bundled assets and the icon. */
@@ -17,7 +24,9 @@ const PAGE_PATH = /^\/(?:$|war$|dispatches$|planet\/|assets\/|favicon\.svg$)/
  * - JSON responses forbid sniffing, framing and referrers;
  * - the dashboard pages (src/pages) get the same headers with a CSP that allows scripts,
  *   styles, images and fetches from this origin only (no inline code, no CDN).
- * Over-long URLs are refused before routing.
+ * Over-long URLs (414) and declared bodies over MAX_BODY_BYTES (413) are refused before
+ * routing, as `{error}` with these headers: the server itself (main.ts) sets no body limit
+ * of its own, whose refusals would go out bare.
  *
  * The headers are added after the handler, not put into `set.headers` before it:
  * - a value (an object, a string) gets them in `set`, like its status;
@@ -34,13 +43,15 @@ export const securityPolicy = () =>
     .onRequest(({ request, set }) => {
       // request.url builds a string on each access: read it once.
       const url = request.url
-      if (url.length > MAX_URL_LENGTH) {
-        Object.assign(set.headers, headersFor(pathOf(url)).record)
-        set.headers['cache-control'] = 'no-store'
-        set.status = 414
-        return { error: `request URL longer than ${MAX_URL_LENGTH} characters` }
+      if (url.length > MAX_URL_LENGTH) return refuse(set, url, 414, `request URL longer than ${MAX_URL_LENGTH} characters`)
+      const method = request.method
+      // Reads carry no body; only other methods' declared length is looked at (the headers
+      // object is not built on the hot path). A streamed body of unknown length is never
+      // read: the collector routes refuse any body (policy.ts).
+      if (method !== 'GET' && method !== 'HEAD' && Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) {
+        return refuse(set, url, 413, `request body larger than ${MAX_BODY_BYTES} bytes`)
       }
-      if (request.method === 'OPTIONS') {
+      if (method === 'OPTIONS') {
         const path = pathOf(url)
         Object.assign(set.headers, headersFor(path).record)
         if (COLLECTOR_PATH.test(path)) {
@@ -93,6 +104,14 @@ export function securedResponse(kind: AnswerKind, body: ConstructorParameters<ty
   const response = new Response(body, { status, headers: union })
   ;(response as Response & { [SECURED]?: true })[SECURED] = true
   return response
+}
+
+/** An answer before routing: `{error}` with the path's security headers, never cached. */
+function refuse(set: { headers: Record<string, string | number>; status?: number | string }, url: string, status: number, error: string) {
+  Object.assign(set.headers, headersFor(pathOf(url)).record)
+  set.headers['cache-control'] = 'no-store'
+  set.status = status
+  return { error }
 }
 
 /** The path of an absolute request URL, without building a URL object on the hot path. */

@@ -184,11 +184,11 @@ export const intelligenceRoutes = (context: ReadContext) =>
         )
         .get(
           '/timeline',
-          async ({ query, storage, warId, now }) => {
+          async ({ query, storage, warId, now, languages }) => {
             const page = pageOf(query, TIMELINE)
             const asOf = now()
             const range = timeRange(query, { now: asOf }, { start: 'from', end: 'to' })
-            const f = { warId: warIdOf(query) ?? warId, types: typesOf(query.type), range, asOf }
+            const f = { warId: warIdOf(query) ?? warId, types: typesOf(query.type), range, asOf, lang: langOf(query, languages) }
             return paged(await storage.timeline.events(f, page), page)
           },
           {
@@ -197,12 +197,14 @@ export const intelligenceRoutes = (context: ReadContext) =>
               from: t.Optional(dateString('from', 'Start of the window (inclusive).', '2026-01-01')),
               to: t.Optional(dateString('to', 'End of the window (inclusive; a bare date means the whole day).', '2026-01-02')),
               type: t.Optional(t.String({ maxLength: 400, description: `Comma-separated event types: ${EVENT_TYPES.join(', ')}. Default all.` })),
+              ...LangQuery,
               ...pagingQuery(TIMELINE),
             }),
             response: { 200: Paged(TimelineEvent, 'A page of events, newest first'), ...errorResponses },
             detail: {
               summary: 'Event timeline',
-              description: 'Owner changes, major orders issued/completed/failed/withdrawn, dispatches and the start of the war, newest first. For chart markers.',
+              description:
+                'Owner changes, major orders issued/completed/failed/withdrawn, dispatches and the start of the war, newest first. For chart markers. With lang, order titles and dispatch messages are the texts of that language (null when none was collected), or with lang=all objects {"<code>": text}.',
             },
           },
         ),

@@ -2,12 +2,14 @@
  * The event timeline (chart markers): owner changes between status ticks
  * (planet_owner_changes, kept by the full-status writes), major orders issued, completed,
  * failed or withdrawn (major_orders, same rules as their derived state), dispatches and
- * the start of a war. Read as one UNION ALL, newest first.
+ * the start of a war. Read as one UNION ALL, newest first. With `lang`, order titles and
+ * dispatch messages are the texts of that language (or of every one), as on their own routes.
  */
 import { t, type Static } from 'elysia'
 import type { Sql } from '../db/connect.ts'
 import { Nullable, Timestamp } from './model.ts'
 import { pageWithTotal, withinRange, type Page, type PageOf, type TimeRange } from './query.ts'
+import { localizedColumn, LocalizedText, type Lang } from './texts.ts'
 
 export const EVENT_TYPES = [
   'planet_liberated', 'planet_lost', 'planet_owner_changed',
@@ -26,21 +28,26 @@ export const TimelineEvent = t.Object(
     fromOwner: Nullable(t.Integer(), 'Planet events: the owner before'),
     toOwner: Nullable(t.Integer(), 'Planet events: the owner after'),
     orderId32: Nullable(t.Integer(), 'Major-order events: the order'),
-    title: Nullable(t.String(), 'Major-order events: its title'),
+    title: LocalizedText('Major-order events: its title'),
     dispatchId: Nullable(t.Integer(), 'Dispatch events: the dispatch id'),
-    message: Nullable(t.String(), 'Dispatch events: the message'),
+    message: LocalizedText('Dispatch events: the message'),
   },
   { description: 'Timeline event' },
 )
 export type TimelineEvent = Static<typeof TimelineEvent>
 
 /** Events of a war of the given types in `range`, newest first; order states as of `asOf`. */
-function events(sql: Sql, f: { warId: number; types: readonly EventType[]; range: TimeRange; asOf: Date }, p: Page): Promise<PageOf<TimelineEvent>> {
+function events(sql: Sql, f: { warId: number; types: readonly EventType[]; range: TimeRange; asOf: Date; lang?: Lang }, p: Page): Promise<PageOf<TimelineEvent>> {
+  const { lang } = f
+  // Every branch's text columns share one type: json objects for lang=all, text otherwise.
+  const noText = lang && 'all' in lang ? sql`NULL::json` : sql`NULL::text`
   const none = sql`NULL::int AS "planetIndex", NULL::text AS "planetName", NULL::int AS "fromOwner", NULL::int AS "toOwner"`
-  const noOrder = sql`NULL::bigint AS "orderId32", NULL::text AS title`
-  const noDispatch = sql`NULL::bigint AS "dispatchId", NULL::text AS message`
+  const noOrder = sql`NULL::bigint AS "orderId32", ${noText} AS title`
+  const noDispatch = sql`NULL::bigint AS "dispatchId", ${noText} AS message`
+  const title = lang ? localizedColumn(sql, lang, 'major_order_texts', sql`t.order_id32 = o.order_id32`, 'title') : sql`o.title`
+  const message = lang ? localizedColumn(sql, lang, 'dispatch_texts', sql`t.war_id = d.war_id AND t.dispatch_id = d.dispatch_id`, 'message') : sql`d.message`
   const orders = (type: EventType, at: ReturnType<Sql>, where: ReturnType<Sql>) => sql`
-    SELECT ${at} AS at, ${type}::text AS type, o.war_id AS "warID", ${none}, o.order_id32 AS "orderId32", o.title, ${noDispatch}
+    SELECT ${at} AS at, ${type}::text AS type, o.war_id AS "warID", ${none}, o.order_id32 AS "orderId32", ${title} AS title, ${noDispatch}
     FROM major_orders o CROSS JOIN LATERAL (SELECT o.last_seen_at + make_interval(secs => o.expires_in_last_seen) AS expires_at) x
     WHERE o.war_id = ${f.warId} AND ${where}`
   const all = sql`
@@ -56,7 +63,7 @@ function events(sql: Sql, f: { warId: number; types: readonly EventType[]; range
     UNION ALL ${orders('major_order_withdrawn', sql`o.last_seen_at`, sql`o.completed_at IS NULL AND x.expires_at > ${f.asOf}
       AND o.last_seen_at < (SELECT max(captured_at) FROM full_status_ticks WHERE war_id = ${f.warId})`)}
     UNION ALL
-    SELECT d.published_at, 'dispatch', d.war_id, ${none}, ${noOrder}, d.dispatch_id, d.message
+    SELECT d.published_at, 'dispatch', d.war_id, ${none}, ${noOrder}, d.dispatch_id, ${message}
     FROM dispatches d WHERE d.war_id = ${f.warId}
     UNION ALL
     SELECT coalesce(w.start_date, w.first_seen_at), 'war_started', w.war_id, ${none}, ${noOrder}, ${noDispatch}

@@ -260,7 +260,7 @@ const ROUTES: Record<string, Route> = {
   },
   // Issue 14's derived routes.
   majorOrderStates: {
-    template: '/major-orders', match: /^\/api\/v1\/major-orders$/, keys: ['warId', 'warID', 'limit'], cache: 'no-store',
+    template: '/major-orders', match: /^\/api\/v1\/major-orders$/, keys: ['warId', 'warID', 'lang', 'limit'], cache: 'no-store',
     shape: (b) => {
       expect(keysOf(b)).toEqual(sorted('warID', 'asOf', 'items'))
       expect(isIso(b.asOf)).toBe(true)
@@ -291,7 +291,7 @@ const ROUTES: Record<string, Route> = {
   },
   timeline: {
     template: '/timeline', match: /^\/api\/v1\/timeline$/, cache: 'no-store', maxLimit: 1000,
-    keys: ['warId', 'warID', 'from', 'to', 'type', 'page', 'limit'],
+    keys: ['warId', 'warID', 'from', 'to', 'type', 'lang', 'page', 'limit'],
     shape: pagedShape(['at', 'type', 'warID', 'planetIndex', 'planetName', 'fromOwner', 'toOwner', 'orderId32', 'title', 'dispatchId', 'message'], 1000, (r) => {
       expect(isIso(r.at)).toBe(true)
       expect(EVENT_TYPES).toContain(r.type)

@@ -1,5 +1,5 @@
 /**
- * `lang` on the dispatch and major-order routes (issue 14, item 7), on seeded history and
+ * `lang` on the dispatch, major-order and timeline routes (issue 14, item 7), on seeded history and
  * seeded texts: one language, every language, unknown codes, and the default answer
  * unchanged (it reads the default columns, never the texts).
  */
@@ -11,11 +11,11 @@ import { errorOf, openHarness, type Harness } from './helpers.ts'
 const german = (id: number) => (id === 3 ? 'Befreiung zu 100% auf Malevelon Creek' : `Depesche ${id}`)
 const french = (id: number) => `Dépêche ${id}`
 
-describeOnEachDatabase('lang on the dispatch and major-order routes', (target) => {
+describeOnEachDatabase('lang on the dispatch, major-order and timeline routes', (target) => {
   let h: Harness
   /** The default answers before any text was stored. */
   const before: Record<string, string> = {}
-  const DEFAULT_PATHS = ['/historical-dispatches?limit=500', '/historical-dispatches?q=100%25', '/historical-major-orders', '/historical-major-orders?warId=801&limit=2&page=2']
+  const DEFAULT_PATHS = ['/historical-dispatches?limit=500', '/historical-dispatches?q=100%25', '/historical-major-orders', '/historical-major-orders?warId=801&limit=2&page=2', '/timeline?limit=1000']
 
   beforeAll(async () => {
     const db = await target.open()
@@ -136,8 +136,37 @@ describeOnEachDatabase('lang on the dispatch and major-order routes', (target) =
     expect(texts(all)[SEED.orders.big]).toEqual([{}, { 'de-DE': 'Nur ein Briefing' }, {}])
   })
 
+  test('/timeline, lang=<code> and lang=all: the same events, order titles and dispatch messages in the language', async () => {
+    type Event = { type: string; orderId32: number | null; dispatchId: number | null; warID: number; title: unknown; message: unknown }
+    const withoutTexts = (body: { items: Event[] }) => body.items.map((e) => ({ ...e, title: 0, message: 0 }))
+    const plain = (await h.get('/timeline?limit=1000')).body
+    expect(plain.items.some((e: Event) => e.type === 'dispatch') && plain.items.some((e: Event) => e.type === 'major_order_issued')).toBe(true)
+    const de = await h.get('/timeline?limit=1000&lang=DE-de')
+    expect(de.status).toBe(200)
+    expect(de.body.totalResults).toBe(plain.totalResults)
+    expect(withoutTexts(de.body)).toEqual(withoutTexts(plain))
+    for (const e of de.body.items as Event[]) {
+      const expected =
+        e.type === 'dispatch' ? { title: null, message: e.dispatchId! <= 20 ? german(e.dispatchId!) : null }
+        : e.type.startsWith('major_order_') ? { title: e.orderId32 === SEED.orders.recent ? 'GROSSBEFEHL' : null, message: null }
+        : { title: null, message: null }
+      expect({ type: e.type, id: e.orderId32 ?? e.dispatchId, title: e.title, message: e.message }).toEqual({ type: e.type, id: e.orderId32 ?? e.dispatchId, ...expected })
+    }
+    const all = (await h.get('/timeline?limit=1000&lang=all')).body
+    expect(withoutTexts(all)).toEqual(withoutTexts(plain))
+    const dispatch = (id: number) => all.items.find((e: Event) => e.type === 'dispatch' && e.dispatchId === id)
+    expect(JSON.stringify(dispatch(1).message)).toBe(JSON.stringify({ 'en-US': DISPATCH_MESSAGES[0], 'de-DE': german(1), 'fr-FR': french(1) }))
+    expect(dispatch(30).message).toEqual({})
+    const issued = (id: number) => all.items.find((e: Event) => e.type === 'major_order_issued' && e.orderId32 === id)
+    expect(issued(SEED.orders.recent).title).toEqual({ 'en-US': 'MAJOR ORDER', 'de-DE': 'GROSSBEFEHL' })
+    expect(issued(SEED.orders.big).title).toEqual({})
+    // Events without a text keep null in both forms.
+    for (const e of all.items as Event[]) if (e.type !== 'dispatch' && !e.type.startsWith('major_order_')) expect([e.title, e.message]).toEqual([null, null])
+    expect(errorOf(await h.get('/timeline?lang=xx'))).toContain('lang')
+  })
+
   test('an unknown or empty lang is a 400 {error} naming lang (and listing the languages), never echoing the input', async () => {
-    for (const path of ['/historical-dispatches', '/historical-major-orders', '/major-orders']) {
+    for (const path of ['/historical-dispatches', '/historical-major-orders', '/major-orders', '/timeline']) {
       for (const value of ['xx-XX', '', 'en', 'all,de-DE', '<script>']) {
         const res = await h.get(`${path}?lang=${encodeURIComponent(value)}`)
         expect({ path, value, status: res.status }).toEqual({ path, value, status: 400 })

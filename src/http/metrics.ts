@@ -24,7 +24,7 @@ const statusOf = (value: unknown, setStatus: unknown): number => {
  * - onError observes the rest (thrown errors, validation, unknown paths) once the one
  *   error plugin (errors.ts) has set their status: it runs before it (it is registered
  *   first and returns nothing) and reads the status in a microtask.
- * Requests answered by another onRequest hook (the 414 and OPTIONS answers of
+ * Requests answered by another onRequest hook (the 414, 413, 411 and OPTIONS answers of
  * security.ts) end before routing and are not observed.
  */
 export const httpMetrics = (metrics: Metrics) =>

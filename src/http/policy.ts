@@ -23,7 +23,8 @@ export const httpPolicy = new Elysia({ name: 'http/policy' }).macro({
       if (secret !== undefined && !secretMatches(headers['x-collector-secret'], secret)) {
         throw status(401, { error: 'missing or wrong x-collector-secret header' })
       }
-      if (request.headers.has('transfer-encoding') || Number(request.headers.get('content-length') ?? 0) > 0) {
+      // A streamed body never gets here (security.ts answers it 411 before routing).
+      if (Number(request.headers.get('content-length') ?? 0) > 0) {
         throw badRequest('collector routes take no request body')
       }
     },

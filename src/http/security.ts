@@ -6,9 +6,9 @@ export const MAX_URL_LENGTH = 4096
 export const MAX_BODY_BYTES = 64 * 1024
 /**
  * Bun.serve's own body limit (main.ts): none a request can reach. Bun's refusals go out
- * with an empty body and none of these headers, so the app refuses instead (413 `{error}`
- * below); no route reads a body, and an unread one is not buffered (Bun stops reading it
- * and closes the connection after the answer).
+ * with an empty body and none of these headers, so the app refuses instead (413 and 411
+ * `{error}` below, before routing); no route reads a body (tested: a body that never ends
+ * is answered, and large ones leave the peak RSS as it was).
  */
 export const SERVER_MAX_BODY_BYTES = Number.MAX_SAFE_INTEGER
 
@@ -24,9 +24,9 @@ const PAGE_PATH = /^\/(?:$|war$|dispatches$|planet\/|assets\/|favicon\.svg$)/
  * - JSON responses forbid sniffing, framing and referrers;
  * - the dashboard pages (src/pages) get the same headers with a CSP that allows scripts,
  *   styles, images and fetches from this origin only (no inline code, no CDN).
- * Over-long URLs (414) and declared bodies over MAX_BODY_BYTES (413) are refused before
- * routing, as `{error}` with these headers: the server itself (main.ts) sets no body limit
- * of its own, whose refusals would go out bare.
+ * Over-long URLs (414), declared bodies over MAX_BODY_BYTES (413) and streamed bodies of
+ * unknown length (411) are refused before routing, as `{error}` with these headers: the
+ * server itself (main.ts) sets no body limit of its own, whose refusals would go out bare.
  *
  * The headers are added after the handler, not put into `set.headers` before it:
  * - a value (an object, a string) gets them in `set`, like its status;
@@ -45,11 +45,13 @@ export const securityPolicy = () =>
       const url = request.url
       if (url.length > MAX_URL_LENGTH) return refuse(set, url, 414, `request URL longer than ${MAX_URL_LENGTH} characters`)
       const method = request.method
-      // Reads carry no body; only other methods' declared length is looked at (the headers
-      // object is not built on the hot path). A streamed body of unknown length is never
-      // read: the collector routes refuse any body (policy.ts).
-      if (method !== 'GET' && method !== 'HEAD' && Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) {
-        return refuse(set, url, 413, `request body larger than ${MAX_BODY_BYTES} bytes`)
+      // Reads carry no body: only other methods' bodies are looked at (the headers object is
+      // not built on the hot path). The app reads none; refusing them here, before routing
+      // and any body parsing, keeps it so whatever a route asks for later.
+      if (method !== 'GET' && method !== 'HEAD') {
+        const headers = request.headers
+        if (Number(headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return refuse(set, url, 413, `request body larger than ${MAX_BODY_BYTES} bytes`)
+        if (headers.has('transfer-encoding')) return refuse(set, url, 411, 'a request body must declare its length (Content-Length)')
       }
       if (method === 'OPTIONS') {
         const path = pathOf(url)

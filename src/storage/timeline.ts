@@ -36,18 +36,16 @@ export const TimelineEvent = t.Object(
 )
 export type TimelineEvent = Static<typeof TimelineEvent>
 
-/** Events of a war of the given types in `range`, newest first; order states as of `asOf`. */
+/**
+ * Events of a war of the given types in `range`, newest first; order states as of `asOf`.
+ * With `lang` the page is chosen first and only its rows' texts are looked up.
+ */
 function events(sql: Sql, f: { warId: number; types: readonly EventType[]; range: TimeRange; asOf: Date; lang?: Lang }, p: Page): Promise<PageOf<TimelineEvent>> {
-  const { lang } = f
-  // Every branch's text columns share one type: json objects for lang=all, text otherwise.
-  const noText = lang && 'all' in lang ? sql`NULL::json` : sql`NULL::text`
   const none = sql`NULL::int AS "planetIndex", NULL::text AS "planetName", NULL::int AS "fromOwner", NULL::int AS "toOwner"`
-  const noOrder = sql`NULL::bigint AS "orderId32", ${noText} AS title`
-  const noDispatch = sql`NULL::bigint AS "dispatchId", ${noText} AS message`
-  const title = lang ? localizedColumn(sql, lang, 'major_order_texts', sql`t.order_id32 = o.order_id32`, 'title') : sql`o.title`
-  const message = lang ? localizedColumn(sql, lang, 'dispatch_texts', sql`t.war_id = d.war_id AND t.dispatch_id = d.dispatch_id`, 'message') : sql`d.message`
+  const noOrder = sql`NULL::bigint AS "orderId32", NULL::text AS title`
+  const noDispatch = sql`NULL::bigint AS "dispatchId", NULL::text AS message`
   const orders = (type: EventType, at: ReturnType<Sql>, where: ReturnType<Sql>) => sql`
-    SELECT ${at} AS at, ${type}::text AS type, o.war_id AS "warID", ${none}, o.order_id32 AS "orderId32", ${title} AS title, ${noDispatch}
+    SELECT ${at} AS at, ${type}::text AS type, o.war_id AS "warID", ${none}, o.order_id32 AS "orderId32", o.title, ${noDispatch}
     FROM major_orders o CROSS JOIN LATERAL (SELECT o.last_seen_at + make_interval(secs => o.expires_in_last_seen) AS expires_at) x
     WHERE o.war_id = ${f.warId} AND ${where}`
   const all = sql`
@@ -63,19 +61,24 @@ function events(sql: Sql, f: { warId: number; types: readonly EventType[]; range
     UNION ALL ${orders('major_order_withdrawn', sql`o.last_seen_at`, sql`o.completed_at IS NULL AND x.expires_at > ${f.asOf}
       AND o.last_seen_at < (SELECT max(captured_at) FROM full_status_ticks WHERE war_id = ${f.warId})`)}
     UNION ALL
-    SELECT d.published_at, 'dispatch', d.war_id, ${none}, ${noOrder}, d.dispatch_id, ${message}
+    SELECT d.published_at, 'dispatch', d.war_id, ${none}, ${noOrder}, d.dispatch_id, d.message
     FROM dispatches d WHERE d.war_id = ${f.warId}
     UNION ALL
     SELECT coalesce(w.start_date, w.first_seen_at), 'war_started', w.war_id, ${none}, ${noOrder}, ${noDispatch}
     FROM wars w WHERE w.war_id = ${f.warId}`
   const where = sql`WHERE e.type IN ${sql(f.types as EventType[])} ${withinRange(sql, 'at', f.range)}`
-  return pageWithTotal(
-    sql<TimelineEvent[]>`
-      SELECT * FROM (${all}) e ${where}
-      ORDER BY e.at DESC, e.type, coalesce(e."planetIndex", e."orderId32", e."dispatchId")
-      LIMIT ${p.limit} OFFSET ${p.offset}`,
-    sql<{ n: number }[]>`SELECT count(*)::int AS n FROM (${all}) e ${where}`,
-  )
+  const order = sql`e.at DESC, e.type, coalesce(e."planetIndex", e."orderId32", e."dispatchId")`
+  const page = sql`SELECT * FROM (${all}) e ${where} ORDER BY ${order} LIMIT ${p.limit} OFFSET ${p.offset}`
+  const { lang } = f
+  const rows = !lang
+    ? page
+    : sql`
+      SELECT e.at, e.type, e."warID", e."planetIndex", e."planetName", e."fromOwner", e."toOwner", e."orderId32",
+             CASE WHEN e."orderId32" IS NOT NULL THEN ${localizedColumn(sql, lang, 'major_order_texts', sql`t.order_id32 = e."orderId32"`, 'title')} END AS title,
+             e."dispatchId",
+             CASE WHEN e."dispatchId" IS NOT NULL THEN ${localizedColumn(sql, lang, 'dispatch_texts', sql`t.war_id = e."warID" AND t.dispatch_id = e."dispatchId"`, 'message')} END AS message
+      FROM (${page}) e ORDER BY ${order}`
+  return pageWithTotal(sql<TimelineEvent[]>`${rows}`, sql<{ n: number }[]>`SELECT count(*)::int AS n FROM (${all}) e ${where}`)
 }
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */

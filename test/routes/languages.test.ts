@@ -160,6 +160,10 @@ describeOnEachDatabase('lang on the dispatch, major-order and timeline routes', 
     const issued = (id: number) => all.items.find((e: Event) => e.type === 'major_order_issued' && e.orderId32 === id)
     expect(issued(SEED.orders.recent).title).toEqual({ 'en-US': 'MAJOR ORDER', 'de-DE': 'GROSSBEFEHL' })
     expect(issued(SEED.orders.big).title).toEqual({})
+    // Filters and paging pick the same rows with a language.
+    const deItems = de.body.items as Event[]
+    const dispatchesDe = deItems.filter((e) => e.type === 'dispatch')
+    expect((await h.get('/timeline?type=dispatch&limit=3&page=2&lang=de-DE')).body.items).toEqual(dispatchesDe.slice(3, 6))
     // Events without a text keep null in both forms.
     for (const e of all.items as Event[]) if (e.type !== 'dispatch' && !e.type.startsWith('major_order_')) expect([e.title, e.message]).toEqual([null, null])
     expect(errorOf(await h.get('/timeline?lang=xx'))).toContain('lang')

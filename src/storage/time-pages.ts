@@ -46,16 +46,28 @@ function decompose(lo: number | null, hi: number | null, widths: readonly number
 }
 
 /**
+ * The window as whole buckets and raw edges. An exclusive end: whole buckets up to it, and
+ * the raw part of the bucket it falls in. An inclusive end counts the rows at that very
+ * instant, also when it falls on a bucket boundary: whole buckets stop at the finest bucket
+ * holding it, and that bucket's part up to the end is always a raw edge (hi null).
+ */
+function spansOf(range: TimeRange, widths: readonly number[]): { level: number; lo: number | null; hi: number | null }[] {
+  const lo = range.from?.getTime() ?? null
+  const finest = widths.at(-1)
+  if (range.to === null || range.toExclusive) return decompose(lo, range.to?.getTime() ?? null, widths)
+  if (finest === undefined) return [{ level: -1, lo, hi: null }]
+  const top = Math.max(timeBucket(finest, range.to).getTime(), lo ?? -Infinity)
+  return [...(lo !== null && top <= lo ? [] : decompose(lo, top, widths)), { level: -1, lo: top, hi: null }]
+}
+
+/**
  * One page of `series` in `range`, newest first, with the total. `select` gives the row
  * list (FROM the table), `ties` what orders rows of one instant (after `captured_at DESC`).
  */
 export async function timePage<R extends object>(sql: Sql, series: TimeSeries, range: TimeRange, page: Page, select: Fragment[], ties?: Fragment): Promise<PageOf<R>> {
   const { table, where, levels } = series
   const inRange = withinRange(sql, 'captured_at', range)
-  // Whole buckets end at or before the window's end; the rest, up to and including an
-  // inclusive end (rows carry microseconds), is the raw edge, bounded by the range itself.
-  const hiMs = range.to === null ? null : range.to.getTime()
-  const parts = decompose(range.from?.getTime() ?? null, hiMs, levels.map((l) => l.seconds))
+  const parts = spansOf(range, levels.map((l) => l.seconds))
   const at = (ms: number | null) => (ms === null ? null : new Date(ms))
 
   const queries = parts.map((p) => {
@@ -63,8 +75,8 @@ export async function timePage<R extends object>(sql: Sql, series: TimeSeries, r
     const hi = at(p.hi)
     if (p.level < 0) {
       // Partial edges: count the raw rows (at most one finest bucket's worth). The newest
-      // edge ends where the window does (its own condition), so it has no cut of its own.
-      const cut = p.hi === hiMs ? null : hi
+      // edge (hi null) ends where the window does, by the range's own condition.
+      const cut = hi
       return sql`
         SELECT ${lo ?? new Date(0)}::timestamptz AS start, ${cut}::timestamptz AS "end", -1 AS level, count(*)::bigint AS n
         FROM ${sql(table)} WHERE ${where} ${inRange}

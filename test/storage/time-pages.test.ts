@@ -17,6 +17,8 @@ import { SEED, seedAll } from '../support/seed.ts'
 
 const DAY = 86_400_000
 const NOW = new Date('2026-11-20T12:00:07.123Z')
+/** Instants on a 1 d, a 1 h and a 5 min bucket boundary, each holding a row of every series (added below). */
+const BOUNDARIES = [new Date('2026-11-20T00:00:00Z'), new Date('2026-11-20T07:00:00Z'), new Date('2026-11-20T11:25:00Z')]
 
 /** The baseline: the same filters with count(*) and OFFSET. */
 async function direct(sql: Sql, table: string, where: Fragment, range: TimeRange, limit: number, offset: number, order: Fragment) {
@@ -65,6 +67,22 @@ describeOnEachDatabase('pages located through rollup counts', (target) => {
                mission_time, bullets_fired, bullets_hit, time_played, revives, friendlies, mission_success_rate, accuracy
         FROM war_summary_snapshots WHERE war_id = 801 LIMIT 1`
       await tx`SELECT rollup_invalidate('war_summary_snapshots', ${late})`
+      // Rows on bucket boundaries (the seeded ones are all off them): an inclusive end there
+      // must count them.
+      for (const [i, b] of BOUNDARIES.entries()) {
+        await playerCounts.insertUpstream(tx, b, 801, 99_100_000 + i, 100_000 + i)
+        await playerCounts.invalidate(tx, b)
+        for (const planet of SEED.trackedPlanets) {
+          await tx`INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players) VALUES (${b}, 801, ${planet}, 1, 1000, 0, 5)`
+        }
+        await tx`SELECT rollup_invalidate('planet_status_snapshots', ${b})`
+        await tx`
+          INSERT INTO war_summary_snapshots
+          SELECT ${b}::timestamptz, war_id, ${99_200_000 + i}, bug_kills, automaton_kills, illuminate_kills, deaths, missions_won, missions_lost,
+                 mission_time, bullets_fired, bullets_hit, time_played, revives, friendlies, mission_success_rate, accuracy
+          FROM war_summary_snapshots WHERE war_id = 801 LIMIT 1`
+        await tx`SELECT rollup_invalidate('war_summary_snapshots', ${b})`
+      }
     })
   }, 120_000)
   afterAll(async () => {
@@ -108,5 +126,35 @@ describeOnEachDatabase('pages located through rollup counts', (target) => {
       }),
       { numRuns: 40, seed: 12 },
     )
+  }, 120_000)
+
+  test('windows whose start or inclusive end is a bucket boundary holding a row: the same totals and rows as count(*) and OFFSET', async () => {
+    const ranges = BOUNDARIES.flatMap((b): TimeRange[] => {
+      const at = (ms: number) => new Date(b.getTime() + ms)
+      return [
+        { from: at(-3 * DAY), to: b, toExclusive: false },
+        { from: at(-3_600_000), to: b, toExclusive: false },
+        { from: b, to: b, toExclusive: false },
+        { from: b, to: at(3_600_000), toExclusive: false },
+        { from: null, to: b, toExclusive: false },
+        { from: null, to: b, toExclusive: true },
+        { from: b, to: null, toExclusive: false },
+      ]
+    })
+    const planet = SEED.trackedPlanets[1]!
+    for (const range of ranges) {
+      for (const offset of [0, 7, 300]) {
+        const what = { from: range.from?.toISOString() ?? null, to: range.to?.toISOString() ?? null, toExclusive: range.toExclusive, offset }
+        const pc = await playerCounts.reads.history(db.sql, { range }, { limit: 7, offset })
+        const pcWant = await direct(db.sql, 'player_count_snapshots', db.sql`true`, range, 7, offset, db.sql`captured_at DESC, game_name, source`)
+        expect({ what, total: pc.total, times: pc.rows.map((r) => r.timestamp.toISOString()) }).toEqual({ what, ...pcWant })
+        const ps = await planetStatus.reads.history(db.sql, { warId: 801, planetIndex: planet, range }, { limit: 7, offset })
+        const psWant = await direct(db.sql, 'planet_status_snapshots', db.sql`war_id = 801 AND planet_index = ${planet}`, range, 7, offset, db.sql`captured_at DESC`)
+        expect({ what, total: ps.total, times: ps.rows.map((r) => r.timestamp.toISOString()) }).toEqual({ what, ...psWant })
+        const ws = await warSummary.reads.history(db.sql, { warId: 801, range }, { limit: 7, offset })
+        const wsWant = await direct(db.sql, 'war_summary_snapshots', db.sql`war_id = 801`, range, 7, offset, db.sql`captured_at DESC`)
+        expect({ what, total: ws.total, times: ws.rows.map((r) => r.timestamp.toISOString()) }).toEqual({ what, ...wsWant })
+      }
+    }
   }, 120_000)
 })

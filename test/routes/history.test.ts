@@ -116,8 +116,10 @@ describeOnEachDatabase('historical routes', (target) => {
   })
 
   test('planet status: planetID and warID aliases; other war; explicit window', async () => {
-    const a = await h.get('/historical-planet-status?planetId=2&limit=20')
-    const b = await h.get('/historical-planet-status?planetID=2&warID=801&limit=20')
+    // A fixed window: the default one ends at the moment of each request.
+    const window = `startDate=${new Date(now.getTime() - DAY).toISOString()}&endDate=${now.toISOString()}`
+    const a = await h.get(`/historical-planet-status?planetId=2&limit=20&${window}`)
+    const b = await h.get(`/historical-planet-status?planetID=2&warID=801&limit=20&${window}`)
     expect(b.body).toEqual(a.body)
     const old = await h.get('/historical-planet-status?planetId=0&warId=800')
     expect(old.body.totalResults).toBe(13)
@@ -266,6 +268,8 @@ describeOnEachDatabase('historical routes', (target) => {
     const before = await h.get(fixed)
     expect(before.body.totalResults).toBe(12)
     await h.db.sql`INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players) VALUES (${at}, 801, 1, 2, 1, 0, 1)`
+    // As every write below the rollups' watermark must (README "Database and editions").
+    await invalidateRollups(h.db.sql, 'planet_status_snapshots', at)
     try {
       // Written with SQL and not announced: the kept page is the one of the data version it was computed at.
       expect(await h.get(fixed)).toEqual(before)
@@ -276,6 +280,7 @@ describeOnEachDatabase('historical routes', (target) => {
       expect(after.headers.get('cache-control')).toBe('no-store')
     } finally {
       await h.db.sql`DELETE FROM planet_status_snapshots WHERE captured_at = ${at} AND planet_index = 1`
+      await invalidateRollups(h.db.sql, 'planet_status_snapshots', at)
       h.changed('planet-status')
     }
   })
@@ -320,6 +325,7 @@ describeOnEachDatabase('historical routes', (target) => {
       expect(later.body.items[0].timestamp).toBe(inserted[1]!.toISOString())
     } finally {
       await h.db.sql`DELETE FROM planet_status_snapshots WHERE planet_index = 1 AND war_id = 801 AND captured_at IN ${h.db.sql(inserted)}`
+      await invalidateRollups(h.db.sql, 'planet_status_snapshots', inserted[0]!)
       h.changed('planet-status')
       await c.close()
     }

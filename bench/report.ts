@@ -84,10 +84,12 @@ const size = (b: number) => (b < 1024 ? `${b} B` : b < 1 << 20 ? `${(b / 1024).t
 const ratio = (r: number) => (r >= 100 ? `${r.toFixed(0)}×` : `${r.toFixed(1)}×`)
 
 /** A share in percent: whole percents, one decimal below 10 % (0.2 % is not 0 %). */
-const pct = (r: number) => `${(100 * r).toFixed(r < 0.1 ? 1 : 0)} %`
+const percent = (r: number) => (100 * r).toFixed(r < 0.1 ? 1 : 0)
+const pct = (r: number) => `${percent(r)} %`
+/** Every pair's ratio of a route run in slices, e.g. "91 · 83 · 93 %"; empty for one run. */
+const pairsOf = (x: RouteThroughput) => (x.slices.length > 1 ? `${x.slices.map((p) => percent(p.ratio)).join(' · ')} %` : '')
 /** A route's timed load: "15 s", or its median pair of slices, e.g. "median of 91 · 83 · 93 %, 3 × 5 s". */
-const runOf = (x: RouteThroughput) =>
-  x.slices.length > 1 ? `median of ${x.slices.map((p) => pct(p.ratio).replace(' %', '')).join(' · ')} %, ${x.slices.length} × ${x.sliceS} s` : `${x.durationS} s`
+const runOf = (x: RouteThroughput) => (x.slices.length > 1 ? `median of ${pairsOf(x)}, ${x.slices.length} × ${x.sliceS} s` : `${x.durationS} s`)
 const verdict = (met: boolean) => (met ? 'met' : 'missed')
 
 /** Sum of the exactness checks of some load runs. */
@@ -306,9 +308,8 @@ export function renderMarkdown(r: RunResult): string {
       const non2xx = x.slices.reduce((a, p) => a + p.service.non2xx, 0)
       const errs = errors + non2xx > 0 ? ` (${errors} errors, ${non2xx} non-2xx over all runs)` : ''
       const run = x.slices.length > 1 ? `${x.slices.length} × ${x.sliceS} s` : `${x.durationS} s`
-      const pairs = x.slices.length > 1 ? x.slices.map((p) => pct(p.ratio).replace(' %', '')).join(' · ') + ' %' : ''
       L.push(
-        `| ${x.path}${x.target ? ' *' : ''} | ${run} | ${size(x.bytes)} | ${n(x.service.rps)}${errs} | ${lat(x.service)} | ${n(x.ceiling.rps)} | ${lat(x.ceiling)} | ${pct(x.ratio)} | ${pairs} | ${x.maxRssMb.toFixed(0)} MB |`,
+        `| ${x.path}${x.target ? ' *' : ''} | ${run} | ${size(x.bytes)} | ${n(x.service.rps)}${errs} | ${lat(x.service)} | ${n(x.ceiling.rps)} | ${lat(x.ceiling)} | ${pct(x.ratio)} | ${pairsOf(x)} | ${x.maxRssMb.toFixed(0)} MB |`,
       )
     }
     L.push('')

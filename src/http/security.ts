@@ -55,12 +55,8 @@ export const securityPolicy = () =>
       }
       if (method === 'OPTIONS') {
         const path = pathOf(url)
+        if (COLLECTOR_PATH.test(path)) return refuse(set, url, 403, 'collector routes are not available cross-origin')
         Object.assign(set.headers, headersFor(path).record)
-        if (COLLECTOR_PATH.test(path)) {
-          set.headers['cache-control'] = 'no-store'
-          set.status = 403
-          return { error: 'collector routes are not available cross-origin' }
-        }
         set.status = 204
         set.headers['access-control-allow-origin'] = '*'
         set.headers['access-control-allow-methods'] = 'GET, HEAD, OPTIONS'

@@ -76,11 +76,10 @@ export async function timePage<R extends object>(sql: Sql, series: TimeSeries, r
     if (p.level < 0) {
       // Partial edges: count the raw rows (at most one finest bucket's worth). The newest
       // edge (hi null) ends where the window does, by the range's own condition.
-      const cut = hi
       return sql`
-        SELECT ${lo ?? new Date(0)}::timestamptz AS start, ${cut}::timestamptz AS "end", -1 AS level, count(*)::bigint AS n
+        SELECT ${lo ?? new Date(0)}::timestamptz AS start, ${hi}::timestamptz AS "end", -1 AS level, count(*)::bigint AS n
         FROM ${sql(table)} WHERE ${where} ${inRange}
-          ${lo ? sql`AND captured_at >= ${lo}` : sql``} ${cut ? sql`AND captured_at < ${cut}` : sql``}`
+          ${lo ? sql`AND captured_at >= ${lo}` : sql``} ${hi ? sql`AND captured_at < ${hi}` : sql``}`
     }
     const l = levels[p.level]!
     return sql`

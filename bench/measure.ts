@@ -1,9 +1,16 @@
 /**
  * Read latency through the app, in process: `buildApp(deps).handle(new Request(...))`,
- * one request at a time, each case repeated after a warm-up. History routes are also
- * answered from raw rows (bench/baseline.ts): the answers must be equal (the run fails
- * loudly otherwise) and the ratio of the two latencies is what the rollups buy. Paged
- * answers carry totals that must equal a direct count(*) over the same filters.
+ * one request at a time. Every case (every GET route under /api/v1) is timed twice:
+ * - computed: `versions.bumpAll()` before each request, outside the timed interval, so no
+ *   answer the service keeps for a data version can serve it (what a request pays after
+ *   a data change);
+ * - kept: the same request repeated with the versions unchanged.
+ * Each request's database use is counted (a counting wrapper around the pool), so the
+ * report shows that a computed answer did query and a kept one did not. History routes
+ * are also answered from raw rows (bench/baseline.ts): the answers, computed and kept,
+ * must be equal (the run fails loudly otherwise), and the raw latency is compared with the
+ * computed one (what the rollups buy) and, beside it, with the kept one. Paged answers
+ * carry totals that must equal a direct count(*) over the same filters.
  */
 import { buildApp, type AppDeps } from '../src/app.ts'
 import type { Sql } from '../src/db/connect.ts'
@@ -12,22 +19,34 @@ import { diversFromRaw, firstDifference, planetFromRaw } from './baseline.ts'
 import { WAR_ID } from './setup.ts'
 import { repeat, type Timing } from './stats.ts'
 
+/** One way of answering a request, timed. */
+export interface ModeTiming {
+  timing: Timing
+  /** Timed requests (of timing.n) that queried the database. */
+  queried: number
+}
+
 export interface LatencyCase {
-  group: 'divers' | 'planet' | 'historical' | 'search' | 'derived'
+  /** 'current': the live, war-state and lookup routes and /health/throttle. */
+  group: 'divers' | 'planet' | 'historical' | 'search' | 'derived' | 'current'
   name: string
   path: string
   /**
-   * Which target applies: 'divers' (issue 13: p50 <= 1 ms), 'page' (a page of a
-   * historical-* route over its whole history: p50 <= 20 ms, exact totals), 'derived'
-   * (issue 14: a route of the derived war view, p50 <= 20 ms).
+   * Which target applies: 'divers' (issue 13: kept p50 <= 1 ms; issue 24: computed p50
+   * <= 10 ms), 'planet' (issue 24: computed p50 <= 10 ms), 'page' (a page of a
+   * historical-* route over its whole history: computed p50 <= 20 ms, exact totals),
+   * 'derived' (issue 14: a route of the derived war view, p50 <= 20 ms).
    */
-  target?: 'divers' | 'page' | 'derived'
+  target?: 'divers' | 'planet' | 'page' | 'derived'
   /** The paged route (historical-player-count, ...): the plans attach the slowest page of each. */
   route?: string
-  timing?: Timing
+  /** No kept answer could serve it: the data versions were moved before each request. */
+  computed?: ModeTiming
+  /** The same request repeated with the data versions unchanged. */
+  kept?: ModeTiming
   status?: number
   bytes?: number
-  /** Raw-rows baseline of a history route. */
+  /** Raw-rows baseline of a history route; `equal`: the computed and the kept answer both equal the raw one. */
   baseline?: { timing: Timing; equal: boolean; points: number }
   /** Result rows: points of a history, items/totalResults of a page. */
   detail?: string
@@ -109,8 +128,20 @@ export function latencyCases(f: DataFacts): { cases: LatencyCase[]; paged: Paged
     cases.push({ group: 'divers', name: `divers/history range=${range}`, path: `/api/v1/divers/history?range=${range}`, target: 'divers' })
   }
   for (const hours of [24, 168, 720]) {
-    cases.push({ group: 'planet', name: `planet/${f.planetIndex}/history hours=${hours}`, path: `/api/v1/planet/${f.planetIndex}/history?hours=${hours}` })
+    cases.push({ group: 'planet', name: `planet/${f.planetIndex}/history hours=${hours}`, path: `/api/v1/planet/${f.planetIndex}/history?hours=${hours}`, target: 'planet' })
   }
+  // The live, war-state and lookup routes, and the throttle state.
+  for (const [name, path] of [
+    ['player-count', '/api/v1/player-count'],
+    ['war-stats', '/api/v1/war-stats'],
+    ['war', '/api/v1/war'],
+    [`war/${WAR_ID}`, `/api/v1/war/${WAR_ID}`],
+    [`war/${WAR_ID} planetId=${f.planetIndex}`, `/api/v1/war/${WAR_ID}?${q({ planetId: f.planetIndex })}`],
+    ['planets', '/api/v1/planets'],
+    ['sectors', '/api/v1/sectors'],
+    ['factions', '/api/v1/factions'],
+    ['health/throttle', '/api/v1/health/throttle'],
+  ] as const) cases.push({ group: 'current', name, path })
   const iso = (d: Date) => d.toISOString()
   const day = 86_400_000
   const from24 = new Date(f.now.getTime() - day)
@@ -169,9 +200,68 @@ export function latencyCases(f: DataFacts): { cases: LatencyCase[]; paged: Paged
   return { cases, paged }
 }
 
-export async function measureLatency(deps: AppDeps, f: DataFacts, o: MeasureOptions): Promise<LatencyCase[]> {
+/**
+ * `sql` that calls `onQuery` whenever a query is built on it (a tagged-template call,
+ * fragments included, or unsafe/begin/reserve/file): a request during which it was never
+ * called touched no database. Everything else passes through unchanged.
+ */
+export function countingSql(sql: Sql, onQuery: () => void): Sql {
+  const counted = new Set(['unsafe', 'begin', 'reserve', 'file'])
+  return new Proxy(sql, {
+    apply(target, thisArg, args: unknown[]) {
+      const first = args[0]
+      if (Array.isArray(first) && 'raw' in first) onQuery()
+      return Reflect.apply(target as unknown as (...a: unknown[]) => unknown, thisArg, args)
+    },
+    get(target, prop) {
+      const v: unknown = Reflect.get(target, prop, target)
+      if (typeof prop === 'string' && counted.has(prop) && typeof v === 'function') {
+        return (...a: unknown[]) => {
+          onQuery()
+          return (v as (...a: unknown[]) => unknown).apply(target, a)
+        }
+      }
+      return v
+    },
+  })
+}
+
+/**
+ * The GET routes under /api/v1 (as the app lists them, e.g. `/api/v1/war/:warId`) that no
+ * case path requests: a `:param` matches one path segment, a `*` the rest.
+ */
+export function untimedRoutes(routes: readonly { method: string; path: string }[], paths: readonly string[]): string[] {
+  const pathnames = paths.map((p) => new URL(p, 'http://x').pathname)
+  return readRoutes(routes).filter((route) => {
+    const pattern = new RegExp(
+      `^${route
+        .split('/')
+        .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg === '*' ? '.*' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+        .join('/')}$`,
+    )
+    return !pathnames.some((p) => pattern.test(p))
+  })
+}
+
+/** The app's GET routes under /api/v1, each once, in the app's order. */
+export const readRoutes = (routes: readonly { method: string; path: string }[]) =>
+  [...new Set(routes.filter((r) => r.method === 'GET' && r.path.startsWith('/api/v1/')).map((r) => r.path))]
+
+/** Which read routes the app has, and which of them no case timed (empty when every one was). */
+export interface RouteCoverage {
+  routes: string[]
+  untimed: string[]
+}
+
+export interface LatencyResult {
+  cases: LatencyCase[]
+  coverage: RouteCoverage
+}
+
+export async function measureLatency(deps: AppDeps, f: DataFacts, o: MeasureOptions): Promise<LatencyResult> {
   const versions = deps.versions ?? new DataVersions()
-  const app = buildApp({ ...deps, versions })
+  let queries = 0
+  const app = buildApp({ ...deps, versions, db: { ...deps.db, sql: countingSql(deps.db.sql, () => queries++) } })
   const get = async (path: string) => {
     const res = await app.handle(new Request(`http://localhost${path}`))
     const text = await res.text()
@@ -199,44 +289,57 @@ export async function measureLatency(deps: AppDeps, f: DataFacts, o: MeasureOpti
       cases.push(c)
     }
   }
+  const coverage = { routes: readRoutes(app.routes), untimed: untimedRoutes(app.routes, cases.map((c) => c.path)) }
+  const { untimed } = coverage
+  if (untimed.length) o.progress(`latency: no case for ${untimed.join(', ')}`)
+
+  /** Warm-up then timed requests; `computed`: every version moved before each (untimed). */
+  const time = async (path: string, computed: boolean) => {
+    const touched: boolean[] = []
+    let last = { status: 0, text: '' }
+    const timing = await repeat(
+      async () => {
+        const before = queries
+        last = await get(path)
+        touched.push(queries > before)
+      },
+      { warmup: o.warmup, reps: o.reps, before: computed ? () => versions.bumpAll() : undefined },
+    )
+    if (last.status !== 200) throw new Error(`GET ${path} (${computed ? 'computed' : 'kept'}) answered ${last.status}: ${last.text.slice(0, 300)}`)
+    return { mode: { timing, queried: touched.slice(-timing.n).filter(Boolean).length }, body: JSON.parse(last.text) as Record<string, unknown>, bytes: Buffer.byteLength(last.text) }
+  }
 
   for (const [i, c] of cases.entries()) {
-    let last = { status: 0, text: '' }
-    // Pages (and searches) with fixed filters are kept per data version: moving the
-    // versions before each request times the page's computation, not the kept answer
-    // (which the throughput table measures).
-    const computeEach = c.group === 'historical' || c.group === 'search'
-    c.timing = await repeat(
-      async () => {
-        if (computeEach) versions.bumpAll()
-        return (last = await get(c.path))
-      },
-      { warmup: o.warmup, reps: o.reps },
-    )
-    c.status = last.status
-    c.bytes = Buffer.byteLength(last.text)
-    if (last.status !== 200) throw new Error(`GET ${c.path} answered ${last.status}: ${last.text.slice(0, 300)}`)
-    const body = JSON.parse(last.text) as Record<string, unknown>
+    const computed = await time(c.path, true)
+    const kept = await time(c.path, false)
+    c.computed = computed.mode
+    c.kept = kept.mode
+    c.status = 200
+    c.bytes = kept.bytes
+    const body = kept.body
     if (Array.isArray(body.points)) c.detail = `${body.points.length} points`
-    else if (Array.isArray(body.items)) c.detail = `${body.items.length} of ${body.totalResults} rows`
+    else if (Array.isArray(body.items)) c.detail = body.totalResults === undefined ? `${body.items.length} items` : `${body.items.length} of ${body.totalResults} rows`
 
-    // Exact totals: totalResults is the direct count(*), totalPages = ceil(count / limit).
+    // Exact totals, of the computed and of the kept answer: totalResults is the direct count(*), totalPages = ceil(count / limit).
     const expected = counts.get(c)
     if (expected && expected.counted !== null) {
-      const totals = { totalResults: Number(body.totalResults), totalPages: Number(body.totalPages), counted: expected.counted, limit: Number(body.limit) }
-      const pages = Math.ceil(totals.counted / expected.limit)
-      if (totals.totalResults !== totals.counted || totals.totalPages !== pages || totals.limit !== expected.limit) {
-        throw new ResultMismatch(
-          `${c.name}: totalResults ${totals.totalResults}, totalPages ${totals.totalPages}, limit ${totals.limit}; ` +
-            `a direct count(*) over the same filters gives ${totals.counted} rows, ${pages} pages of ${expected.limit}`,
-        )
+      for (const [mode, b] of [['computed', computed.body], ['kept', kept.body]] as const) {
+        const totals = { totalResults: Number(b.totalResults), totalPages: Number(b.totalPages), counted: expected.counted, limit: Number(b.limit) }
+        const pages = Math.ceil(totals.counted / expected.limit)
+        if (totals.totalResults !== totals.counted || totals.totalPages !== pages || totals.limit !== expected.limit) {
+          throw new ResultMismatch(
+            `${c.name} (${mode}): totalResults ${totals.totalResults}, totalPages ${totals.totalPages}, limit ${totals.limit}; ` +
+              `a direct count(*) over the same filters gives ${totals.counted} rows, ${pages} pages of ${expected.limit}`,
+          )
+        }
+        c.totals = totals
       }
-      c.totals = totals
     }
 
-    // Raw baseline of the history routes, and the equality check.
+    // Raw baseline of the history routes, and the equality check of a computed and of a kept answer.
     if (c.group === 'divers' || c.group === 'planet') {
-      const check = async () => {
+      const check = async (mode: 'computed' | 'kept') => {
+        if (mode === 'computed') versions.bumpAll()
         const svc = await json(c.path)
         const to = new Date(String(svc.to))
         const raw =
@@ -244,10 +347,11 @@ export async function measureLatency(deps: AppDeps, f: DataFacts, o: MeasureOpti
             ? await diversFromRaw(deps.db.sql, new URL(c.path, 'http://x').searchParams.get('range')!, to)
             : await planetFromRaw(deps.db.sql, WAR_ID, f.planetIndex, Number(new URL(c.path, 'http://x').searchParams.get('hours')), to)
         const diff = firstDifference(svc, raw)
-        if (diff) throw new ResultMismatch(`${c.name}: the service's answer differs from the raw-rows answer: ${diff}`)
+        if (diff) throw new ResultMismatch(`${c.name}: the service's ${mode} answer differs from the raw-rows answer: ${diff}`)
         return raw.points.length
       }
-      const points = await check()
+      const points = await check('computed')
+      await check('kept')
       const range = new URL(c.path, 'http://x').searchParams
       const to = () => new Date()
       const timing = await repeat(
@@ -259,10 +363,13 @@ export async function measureLatency(deps: AppDeps, f: DataFacts, o: MeasureOpti
       )
       c.baseline = { timing, equal: true, points }
     }
+    const ct = c.computed.timing
+    const kt = c.kept.timing
     o.progress(
-      `latency ${i + 1}/${cases.length} ${c.name}: p50 ${c.timing.p50.toFixed(2)} ms, p95 ${c.timing.p95.toFixed(2)} ms` +
+      `latency ${i + 1}/${cases.length} ${c.name}: computed p50 ${ct.p50.toFixed(3)} ms, p95 ${ct.p95.toFixed(3)} ms (${c.computed.queried}/${ct.n} queried); ` +
+        `kept p50 ${(kt.p50 * 1000).toFixed(1)} µs, p95 ${(kt.p95 * 1000).toFixed(1)} µs (${c.kept.queried}/${kt.n} queried)` +
         (c.baseline ? `; raw p50 ${c.baseline.timing.p50.toFixed(1)} ms (n=${c.baseline.timing.n}), equal` : ''),
     )
   }
-  return cases
+  return { cases, coverage }
 }

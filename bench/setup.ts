@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config.ts'
 import { connect } from '../src/db/connect.ts'
 import { startEmbeddedDatabase } from '../src/db/embedded.ts'
 import { openDatabase, type Database } from '../src/db/index.ts'
-import { silentLogger } from '../src/log.ts'
+import { createLogger, silentLogger } from '../src/log.ts'
 import type { Feeds } from '../src/feeds/index.ts'
 
 export const ROOT = resolve(import.meta.dir, '..')
@@ -126,9 +126,11 @@ export async function openBenchDatabase(kind: DbKind, givenUrl?: string): Promis
   }
 }
 
+/** The in-process app's dependencies; its log writes errors only, to stderr. */
 export function appDeps(bench: BenchDatabase, feeds: Feeds): AppDeps {
   const config = { ...loadConfig({}), warId: WAR_ID }
-  return { config, db: bench.db, log: silentLogger, feeds }
+  // Errors only, to stderr: a request the bench sees fail (500) says why.
+  return { config, db: bench.db, log: createLogger('error', (line) => process.stderr.write(`app: ${line}\n`)), feeds }
 }
 
 export { simulatedFeeds }

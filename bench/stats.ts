@@ -36,14 +36,20 @@ export interface RepeatOptions {
   /** Stop early (after `minReps`) once the timed runs took this long: for slow baselines. */
   budgetMs?: number
   minReps?: number
+  /** Runs before each run (warm-ups included), outside the timed interval: e.g. moving the data versions. */
+  before?: () => unknown
 }
 
 /** Run `fn` warm-up + reps times; returns the timings (ms) of the timed runs. */
 export async function repeat(fn: () => Promise<unknown>, o: RepeatOptions): Promise<Timing> {
-  for (let i = 0; i < o.warmup; i++) await fn()
+  for (let i = 0; i < o.warmup; i++) {
+    await o.before?.()
+    await fn()
+  }
   const samples: number[] = []
   const started = performance.now()
   for (let i = 0; i < o.reps; i++) {
+    await o.before?.()
     const t = performance.now()
     await fn()
     samples.push(performance.now() - t)
@@ -53,3 +59,11 @@ export async function repeat(fn: () => Promise<unknown>, o: RepeatOptions): Prom
 }
 
 export const ms = (v: number) => (Number.isNaN(v) ? '–' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2))
+/** Milliseconds with three significant digits down to the microsecond: 0.042, not 0.04 (nor 0.00). */
+export const msFine = (v: number) => (Number.isNaN(v) ? '–' : v >= 1 ? ms(v) : v >= 0.1 ? v.toFixed(3) : v.toFixed(4))
+/** Milliseconds as microseconds, three significant digits (a kept answer takes a few µs: 0.01 ms would round it away). */
+export const us = (v: number) => {
+  if (Number.isNaN(v)) return '–'
+  const u = v * 1000
+  return u >= 100 ? u.toFixed(0) : u >= 10 ? u.toFixed(1) : u.toFixed(2)
+}

@@ -3,10 +3,9 @@ import { CollectorRunner } from './collect/runner.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/index.ts'
 import { feedRequestStats, type Feeds } from './feeds/index.ts'
-import { Answers } from './http/answers.ts'
 import { errorHandling } from './http/errors.ts'
+import { Keeper } from './http/keep.ts'
 import { httpMetrics } from './http/metrics.ts'
-import { ResponseCache } from './http/response-cache.ts'
 import { securityPolicy } from './http/security.ts'
 import type { Logger } from './log.ts'
 import { pageRoutes } from './pages/index.ts'
@@ -16,7 +15,7 @@ import { readContext } from './routes/context.ts'
 import { diverRoutes } from './routes/divers.ts'
 import { healthRoutes } from './routes/health.ts'
 import { intelligenceRoutes } from './routes/intelligence.ts'
-import { historyRoutes, keptPageAnswers } from './routes/history.ts'
+import { historyRoutes } from './routes/history.ts'
 import { liveRoutes } from './routes/live.ts'
 import { lookupRoutes } from './routes/lookups.ts'
 import { metricsRoutes } from './routes/metrics.ts'
@@ -24,6 +23,9 @@ import { docsPage, openapiDocs } from './routes/openapi.ts'
 import { planetHistoryRoutes } from './routes/planet-history.ts'
 import { throttleRoutes } from './routes/throttle.ts'
 import { warRoutes } from './routes/war.ts'
+import { DiverHistoryService } from './services/divers.ts'
+import { LiveService } from './services/live.ts'
+import { PlanetHistoryService } from './services/planet-history.ts'
 import { DataVersions } from './storage/changes.ts'
 import { createStore } from './storage/index.ts'
 import { CurrentWar } from './war/current-war.ts'
@@ -40,10 +42,8 @@ export interface AppDeps {
   /** Collector tick counts for the readiness answer. */
   collectors?: () => unknown
   isShuttingDown?: () => boolean
-  /** Clock of the read routes (windows, defaults, the response cache); tests move it. */
+  /** Clock of the read routes (each request's moment `at`: windows, defaults, kept answers); tests move it. */
   now?: () => Date
-  /** Response cache of /war* and the lookups; pass one to observe hits and loads. */
-  cache?: ResponseCache
   /**
    * This process's data versions (main.ts moves them on writes and on notifications from
    * other processes); one is made when absent. Tests that write rows with SQL move them.
@@ -76,15 +76,16 @@ export function buildApp(deps: AppDeps) {
     pool: { max: () => db.sql.options.max, inUse: () => db.gate.inFlight, available: () => db.gate.available },
   })
   const runner = deps.runner ?? new CollectorRunner({ db, store: storage, feeds, log, config, currentWar, versions, metrics })
+  const keeper = new Keeper(versions, now)
   const context = readContext({
     storage: reads,
     feeds,
     warId: config.warId,
     languages: config.feedLanguages,
-    now,
-    cache: deps.cache ?? new ResponseCache({ versions, now: () => now().getTime() }),
-    answers: new Answers(versions),
-    keptPages: keptPageAnswers(versions),
+    keeper,
+    divers: new DiverHistoryService(reads.playerCounts, keeper),
+    planetHistory: new PlanetHistoryService(reads),
+    live: new LiveService(feeds),
   })
   return new Elysia()
     // First, so that every request is timed, those the security policy answers included.
@@ -98,7 +99,7 @@ export function buildApp(deps: AppDeps) {
     .use(healthRoutes({ db, replicas: db.replicas ?? null, isShuttingDown: deps.isShuttingDown ?? (() => false), collectors: deps.collectors }))
     .use(
       new Elysia({ prefix: '/api/v1' })
-        .use(throttleRoutes(feeds.upstream))
+        .use(throttleRoutes(context))
         .use(liveRoutes(context))
         .use(diverRoutes(context))
         .use(warRoutes(context))

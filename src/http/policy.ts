@@ -8,18 +8,18 @@
  */
 import { Elysia, status } from 'elysia'
 import { badRequest } from './params.ts'
-import { NO_STORE } from './response-cache.ts'
 import { secretMatches } from './secret.ts'
+import { CACHE_CONTROL } from './security.ts'
 
 export const httpPolicy = new Elysia({ name: 'http/policy' }).macro({
   noStore: {
     afterHandle({ set }) {
-      set.headers['cache-control'] = NO_STORE
+      set.headers['cache-control'] = CACHE_CONTROL.noStore
     },
   },
   collectorSecret: ({ secret }: { secret: string | undefined }) => ({
     transform({ headers, set, request }) {
-      set.headers['cache-control'] = NO_STORE
+      set.headers['cache-control'] = CACHE_CONTROL.noStore
       if (secret !== undefined && !secretMatches(headers['x-collector-secret'], secret)) {
         throw status(401, { error: 'missing or wrong x-collector-secret header' })
       }

@@ -107,7 +107,7 @@ export function securedResponse(kind: AnswerKind, body: ConstructorParameters<ty
 /** An answer before routing: `{error}` with the path's security headers, never cached. */
 function refuse(set: { headers: Record<string, string | number>; status?: number | string }, url: string, status: number, error: string) {
   Object.assign(set.headers, headersFor(pathOf(url)).record)
-  set.headers['cache-control'] = 'no-store'
+  set.headers['cache-control'] = CACHE_CONTROL.noStore
   set.status = status
   return { error }
 }
@@ -119,6 +119,9 @@ function pathOf(url: string): string {
   const q = url.indexOf('?', start)
   return q < 0 ? url.slice(start) : url.slice(start, q)
 }
+
+/** Cache-Control values, one home each (the HTTP-cached routes' policies are in http/keep.ts). */
+export const CACHE_CONTROL = { noStore: 'no-store', revalidate: 'no-cache', immutable: 'public, max-age=31536000, immutable' } as const
 
 const COMMON_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' }
 const DATA_ONLY = { 'content-security-policy': "default-src 'none'; frame-ancestors 'none'" }

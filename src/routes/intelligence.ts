@@ -104,10 +104,10 @@ export const intelligenceRoutes = (context: ReadContext) =>
       app
         .get(
           '/major-orders',
-          async ({ query, storage, warId, now, languages }) => {
+          async ({ query, storage, warId, at, languages }) => {
             const limit = pageOf({ limit: query.limit }, ORDERS).limit
             const war = warIdOf(query) ?? warId
-            const asOf = now()
+            const asOf = at
             return { warID: war, asOf, items: await storage.majorOrders.states({ warId: war, asOf, limit, lang: langOf(query, languages) }) }
           },
           {
@@ -125,11 +125,11 @@ export const intelligenceRoutes = (context: ReadContext) =>
         )
         .get(
           '/planets/liberation',
-          async ({ query, storage, warId, now }) => {
+          async ({ query, storage, warId, at }) => {
             const war = warIdOf(query) ?? warId
             const planetIndex = planetIndexOf(query)
             const hours = query.window === undefined ? LIBERATION_WINDOW_HOURS.default : parseInteger(query.window, 'window', LIBERATION_WINDOW_HOURS.min, LIBERATION_WINDOW_HOURS.max)
-            const asOf = now()
+            const asOf = at
             const windows = await storage.planetStatus.windows({ warId: war, planetIndex, from: new Date(asOf.getTime() - hours * HOUR_MS), to: asOf })
             if (planetIndex !== undefined && !windows.length) return status(404, { error: `planet ${planetIndex} is not known for war ${war}` })
             const items = windows.map(({ ticks, ...planet }) => {
@@ -160,11 +160,11 @@ export const intelligenceRoutes = (context: ReadContext) =>
         )
         .get(
           '/war/trends',
-          async ({ query, storage, warId, now }) => {
+          async ({ query, storage, warId, at }) => {
             const war = warIdOf(query) ?? warId
             const [latest, diverNow] = await Promise.all([storage.warSummary.tickAtOrBefore(war, null), storage.playerCounts.valueAtOrBefore('api', null)])
             const [h1, h24, d7] = await Promise.all([TREND_WINDOWS['1h'], TREND_WINDOWS['24h'], TREND_WINDOWS['7d']].map((hours) => trendWindow(storage, war, latest, diverNow, hours)))
-            return { warID: war, asOf: now(), windows: { '1h': h1!, '24h': h24!, '7d': d7! } }
+            return { warID: war, asOf: at, windows: { '1h': h1!, '24h': h24!, '7d': d7! } }
           },
           {
             query: t.Object(WarIdQuery),
@@ -184,9 +184,9 @@ export const intelligenceRoutes = (context: ReadContext) =>
         )
         .get(
           '/timeline',
-          async ({ query, storage, warId, now, languages }) => {
+          async ({ query, storage, warId, at, languages }) => {
             const page = pageOf(query, TIMELINE)
-            const asOf = now()
+            const asOf = at
             const range = timeRange(query, { now: asOf }, { start: 'from', end: 'to' })
             const f = { warId: warIdOf(query) ?? warId, types: typesOf(query.type), range, asOf, lang: langOf(query, languages) }
             return paged(await storage.timeline.events(f, page), page)

@@ -1,7 +1,6 @@
-import { TypeCompiler } from '@sinclair/typebox/compiler'
+/** GET /health/throttle: the upstream client's cache TTLs, backoff and counters (spec "Health snapshot"). */
 import { Elysia, t } from 'elysia'
-import type { UpstreamClient } from '../feeds/upstream.ts'
-import { jsonNoStore } from '../http/answers.ts'
+import type { KeepContext as C, ReadContext } from './context.ts'
 
 const EndpointStatsSchema = t.Object({
   endpoint: t.Union([
@@ -35,33 +34,16 @@ export const ThrottleSnapshotSchema = t.Object({
   endpoints: t.Array(EndpointStatsSchema),
 })
 
-const snapshotCheck = TypeCompiler.Compile(ThrottleSnapshotSchema)
-
-/**
- * Diagnostic view of the upstream client's cache and backoff (spec "Health snapshot").
- * Never HTTP-cached. The body is kept until the client's counters move (its snapshot
- * version): the same bytes a fresh snapshot gives, without building and serialising one
- * per request. A snapshot that breaks its schema is a 500, as Elysia's own response check
- * made it.
- */
-export function throttleRoutes(client: Pick<UpstreamClient, 'snapshot' | 'snapshotVersion'>) {
-  let kept: { version: number; body: string } | undefined
-  return new Elysia({ name: 'routes/throttle' })
-    .get('/health/throttle', () => {
-      const version = client.snapshotVersion()
-      if (kept?.version !== version) {
-        const snapshot = client.snapshot()
-        if (!snapshotCheck.Check(snapshot)) throw new Error('the throttle snapshot does not match its schema')
-        kept = { version, body: JSON.stringify(snapshot) }
-      }
-      return jsonNoStore(kept.body)
-    }, {
-      response: ThrottleSnapshotSchema,
+export const throttleRoutes = (context: ReadContext) =>
+  new Elysia({ name: 'routes/throttle', detail: { tags: ['health'] } })
+    .use(context)
+    .get('/health/throttle', ({ feeds }) => feeds.upstream.snapshot(), {
+      response: { 200: ThrottleSnapshotSchema },
+      // Every change of the snapshot moves one of the client's counters: kept until their sum moves.
+      keep: { version: ({ feeds }: C) => feeds.upstream.snapshotVersion() },
       detail: {
         summary: 'Upstream client cache TTLs, backoff and hit counters per endpoint',
         description:
           'The spec\'s five entries (status, summary, assignment, newsfeed, warinfo; primary language) first, then one assignment and one newsfeed entry per other collected language (FEED_LANGUAGES), each naming its `language`.',
-        tags: ['health'],
       },
     })
-}

@@ -117,10 +117,16 @@ export async function timePage<R extends object>(sql: Sql, series: TimeSeries, r
 /**
  * The oldest and the newest row of `series` at or after `from` (null when none): what a
  * page of a window ending "now" needs to know how long it stays the same
- * (routes/history.ts; a row newer than the window's end is after its start too). Two
+ * (http/keep.ts; a row newer than the window's end is after its start too). Two
  * index probes, both bounded by `from` so that only the chunks from there are planned.
  */
-export async function windowEdges(sql: Sql, series: TimeSeries, from: Date): Promise<{ oldest: Date | null; newest: Date | null }> {
+/** The oldest row in a window, and the newest row from the window's start on (any time). */
+export interface WindowEdges {
+  oldest: Date | null
+  newest: Date | null
+}
+
+export async function windowEdges(sql: Sql, series: TimeSeries, from: Date): Promise<WindowEdges> {
   const { table, where } = series
   const [row] = await sql<{ oldest: Date | null; newest: Date | null }[]>`
     SELECT (SELECT min(captured_at) FROM ${sql(table)} WHERE ${where} AND captured_at >= ${from}) AS oldest,

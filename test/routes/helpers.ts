@@ -1,19 +1,23 @@
 /** Shared set-up of the read-route tests: a migrated database, the app, and a request helper. */
 import { buildApp, type AppDeps } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
-import type { ResponseCache } from '../../src/http/response-cache.ts'
+import type { Sql } from '../../src/db/connect.ts'
 import { silentLogger } from '../../src/log.ts'
-import { DataVersions, type Dataset } from '../../src/storage/changes.ts'
+import { DataVersions } from '../../src/storage/changes.ts'
 import { startSimulator, type Simulator } from '../../src/sim/server.ts'
 import { createFeeds } from '../../src/feeds/index.ts'
 import { openEmbeddedTestDatabase, type TestDatabase } from '../support/db.ts'
 
 export interface Harness {
+  /**
+   * The database, as the test writes to it: every statement run through `db.sql` moves the
+   * app's data versions when it completes, as a write committed by the collectors' runner
+   * does (the harness is a writer like any other), so no answer kept for older data is served.
+   */
   db: TestDatabase
+  /** The app's dependencies; `deps.db.sql` is the app's own connection, whose statements the app does not hear of. */
   deps: AppDeps
   sim: Simulator | null
-  /** Rows were written with SQL (not through a collector): answers kept for older data go. */
-  changed(...datasets: Dataset[]): void
   /** GET through the app; body parsed as JSON when there is one. */
   get(path: string, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: any }>
   close(): Promise<void>
@@ -28,12 +32,40 @@ export interface HarnessOptions {
   keepDb?: boolean
   /** Clock of the read routes (default: the system clock). */
   now?: () => Date
-  /** Response cache of /war* and the lookups, to observe hits and loads. */
-  cache?: ResponseCache
+}
+
+/** The data versions of the apps on one database: harnesses sharing a database share them. */
+const versionsOf = new WeakMap<Sql, DataVersions>()
+/** The database under a harness's announcing view of it. */
+const RAW = Symbol('raw database')
+
+/**
+ * `sql` whose statements (plain, `unsafe` and transactions) call `written` when they
+ * complete. Fragments and identifiers, never awaited on their own, call nothing.
+ */
+export function announcing(sql: Sql, written: () => void): Sql {
+  const after = <T>(p: Promise<T>) => p.then((v) => (written(), v))
+  const watched = (q: unknown) => {
+    if (!(q instanceof Promise)) return q
+    const then = q.then.bind(q)
+    // postgres.js runs a query when it is awaited: the hook wraps that await.
+    q.then = ((ok?: (v: unknown) => unknown, err?: (e: unknown) => unknown) => then((v) => (written(), ok ? ok(v) : v), err)) as typeof q.then
+    return q
+  }
+  return new Proxy(sql, {
+    apply: (target, self, args) => watched(Reflect.apply(target as never, self, args)),
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver)
+      if (name === 'begin') return (...args: unknown[]) => after((value as (...a: unknown[]) => Promise<unknown>).apply(target, args))
+      if (name === 'unsafe') return (...args: unknown[]) => watched((value as (...a: unknown[]) => unknown).apply(target, args))
+      return value
+    },
+  }) as Sql
 }
 
 export async function openHarness(opts: HarnessOptions = {}): Promise<Harness> {
-  const db = opts.db ?? (await openEmbeddedTestDatabase())
+  const given = opts.db as (TestDatabase & { [RAW]?: TestDatabase }) | undefined
+  const db = given?.[RAW] ?? given ?? (await openEmbeddedTestDatabase())
   const ownSim = opts.simulator === true
   const sim = opts.simulator === true ? startSimulator({ port: 0, seed: 3, speed: 0 }) : opts.simulator || null
   const config = { ...loadConfig({}), warId: 801 }
@@ -46,14 +78,15 @@ export async function openHarness(opts: HarnessOptions = {}): Promise<Harness> {
     clientContact: 'test@example.invalid',
     feedLanguages: config.feedLanguages,
   })
-  const versions = new DataVersions()
-  const deps: AppDeps = { config, db, log: silentLogger, feeds, now: opts.now, cache: opts.cache, versions }
+  let versions = versionsOf.get(db.sql)
+  if (!versions) versionsOf.set(db.sql, (versions = new DataVersions()))
+  const deps: AppDeps = { config, db, log: silentLogger, feeds, now: opts.now, versions }
   const app = buildApp(deps)
+  const written = versions
   return {
-    db,
+    db: { ...db, sql: announcing(db.sql, () => written.bumpAll()), [RAW]: db } as TestDatabase,
     deps,
     sim,
-    changed: (...datasets) => (datasets.length ? versions.bump(datasets) : versions.bumpAll()),
     async get(path, headers = {}) {
       const res = await app.handle(new Request(`http://localhost${path.startsWith('/api') || path.startsWith('/openapi') ? path : `/api/v1${path}`}`, { headers }))
       const text = await res.text()

@@ -262,26 +262,27 @@ describeOnEachDatabase('historical routes', (target) => {
 
   // ---------------------------------------------------------------- kept pages
 
-  test('a page with fixed filters is kept per data version', async () => {
-    const at = new Date(now.getTime() - 7 * MIN) // between two seeded ticks
+  test('a page with fixed filters is kept per data version: a write the app hears of shows at once, one it does not is not seen', async () => {
+    const raw = h.deps.db.sql // the app's own connection: statements it does not hear of
+    const at = [new Date(now.getTime() - 7 * MIN), new Date(now.getTime() - 8 * MIN)] // between two seeded ticks
     const fixed = `/historical-planet-status?planetId=1&startDate=${new Date(now.getTime() - 3600_000).toISOString()}&endDate=${now.toISOString()}`
     const before = await h.get(fixed)
     expect(before.body.totalResults).toBe(12)
-    await h.db.sql`INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players) VALUES (${at}, 801, 1, 2, 1, 0, 1)`
-    // As every write below the rollups' watermark must (README "Database and editions").
-    await invalidateRollups(h.db.sql, 'planet_status_snapshots', at)
     try {
-      // Written with SQL and not announced: the kept page is the one of the data version it was computed at.
-      expect(await h.get(fixed)).toEqual(before)
-      h.changed('planet-status')
+      await h.db.sql`INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players) VALUES (${at[0]!}, 801, 1, 2, 1, 0, 1)`
+      // As every write below the rollups' watermark must (docs/operations.md "Database and editions").
+      await invalidateRollups(h.db.sql, 'planet_status_snapshots', at[0]!)
       const after = await h.get(fixed)
       expect(after.body.totalResults).toBe(13)
-      expect(after.body.items.map((r: any) => r.timestamp)).toContain(at.toISOString())
+      expect(after.body.items.map((r: any) => r.timestamp)).toContain(at[0]!.toISOString())
       expect(after.headers.get('cache-control')).toBe('no-store')
+      // Not heard of: the kept page is the one of the data version it was computed at.
+      await raw`INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players) VALUES (${at[1]!}, 801, 1, 2, 1, 0, 1)`
+      await invalidateRollups(raw, 'planet_status_snapshots', at[1]!)
+      expect(await h.get(fixed)).toEqual(after)
     } finally {
-      await h.db.sql`DELETE FROM planet_status_snapshots WHERE captured_at = ${at} AND planet_index = 1`
-      await invalidateRollups(h.db.sql, 'planet_status_snapshots', at)
-      h.changed('planet-status')
+      await h.db.sql`DELETE FROM planet_status_snapshots WHERE captured_at IN ${h.db.sql(at)} AND planet_index = 1`
+      await invalidateRollups(h.db.sql, 'planet_status_snapshots', at[1]!)
     }
   })
 
@@ -290,20 +291,22 @@ describeOnEachDatabase('historical routes', (target) => {
     // default 24 h window leaves it 297 s after `now`.
     let clock = now
     const c = await openHarness({ db: h.db, keepDb: true, now: () => clock })
+    const raw = c.deps.db.sql // statements the app does not hear of
     const path = '/historical-planet-status?planetId=1&limit=5'
-    const direct = () => count(h.db.sql`
+    const direct = () => count(raw`
       SELECT count(*) AS n FROM planet_status_snapshots
       WHERE war_id = 801 AND planet_index = 1 AND captured_at >= ${new Date(clock.getTime() - DAY)} AND captured_at <= ${clock}`)
     const inserted = [new Date(now.getTime() - 7 * MIN), new Date(now.getTime() + 2 * MIN)]
     try {
       const first = await c.get(path)
       expect(first.body.totalResults).toBe(await direct())
-      // A row written with SQL, not announced, inside the window: the kept page holds. Its
-      // rollup bucket is invalidated as every write below the watermark must be (README
-      // "Database and editions"): 7 minutes back is in an already materialized hour during the first
-      // minutes of each hour, and the page's totals come from the rollups' bucket counts.
-      await h.db.sql`INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players) VALUES (${inserted[0]!}, 801, 1, 2, 1, 0, 1)`
-      await invalidateRollups(h.db.sql, 'planet_status_snapshots', inserted[0]!)
+      // A row written inside the window that the app has not heard of: the kept page holds.
+      // Its rollup bucket is invalidated as every write below the watermark must be
+      // (docs/operations.md "Database and editions"): 7 minutes back is in an already
+      // materialized hour during the first minutes of each hour, and the page's totals come
+      // from the rollups' bucket counts.
+      await raw`INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players) VALUES (${inserted[0]!}, 801, 1, 2, 1, 0, 1)`
+      await invalidateRollups(raw, 'planet_status_snapshots', inserted[0]!)
       clock = new Date(now.getTime() + 200_000)
       expect(await c.get(path)).toEqual(first)
       // Past the moment the oldest row leaves: computed again, exact for the new window.
@@ -313,9 +316,8 @@ describeOnEachDatabase('historical routes', (target) => {
       expect(moved.body.totalResults).toBe(first.body.totalResults) // one row left, one came
       expect(moved.body.items.map((r: any) => r.timestamp)).toContain(inserted[0]!.toISOString())
       expect(moved.body.items[0].timestamp).toBe(new Date(now.getTime() - 3000).toISOString())
-      // A row newer than the moment a page is computed (a clock ahead): the page is not kept.
-      c.changed('planet-status')
-      await h.db.sql`INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players) VALUES (${inserted[1]!}, 801, 1, 2, 1, 0, 1)`
+      // A row newer than the moment a page is computed (a clock ahead), heard of: the page is computed and not kept.
+      await c.db.sql`INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players) VALUES (${inserted[1]!}, 801, 1, 2, 1, 0, 1)`
       clock = new Date(now.getTime() + MIN)
       const early = await c.get(path)
       expect(early.body.totalResults).toBe(await direct())
@@ -324,9 +326,8 @@ describeOnEachDatabase('historical routes', (target) => {
       expect(later.body.totalResults).toBe(early.body.totalResults + 1)
       expect(later.body.items[0].timestamp).toBe(inserted[1]!.toISOString())
     } finally {
-      await h.db.sql`DELETE FROM planet_status_snapshots WHERE planet_index = 1 AND war_id = 801 AND captured_at IN ${h.db.sql(inserted)}`
-      await invalidateRollups(h.db.sql, 'planet_status_snapshots', inserted[0]!)
-      h.changed('planet-status')
+      await c.db.sql`DELETE FROM planet_status_snapshots WHERE planet_index = 1 AND war_id = 801 AND captured_at IN ${c.db.sql(inserted)}`
+      await invalidateRollups(c.db.sql, 'planet_status_snapshots', inserted[0]!)
       await c.close()
     }
   })

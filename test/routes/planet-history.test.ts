@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { refreshRollups } from '../../src/storage/rollups.ts'
-import { libPct } from '../../src/routes/planet-history.ts'
+import { libPct } from '../../src/services/planet-history.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
 import { seedPlanetStatus, seedWarsAndLookups } from '../support/seed.ts'
 import { errorOf, openHarness, type Harness } from './helpers.ts'

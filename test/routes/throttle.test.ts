@@ -4,11 +4,19 @@ import { join } from 'node:path'
 import { Elysia } from 'elysia'
 import { errorHandling } from '../../src/http/errors.ts'
 import { createLogger } from '../../src/log.ts'
+import type { Feeds } from '../../src/feeds/index.ts'
+import { createUpstreamClient, UPSTREAM_ENDPOINTS, type ThrottleSnapshot, type UpstreamClient } from '../../src/feeds/upstream.ts'
+import { Keeper } from '../../src/http/keep.ts'
+import { readContext, type ReadDeps } from '../../src/routes/context.ts'
 import { throttleRoutes } from '../../src/routes/throttle.ts'
-import { createUpstreamClient, UPSTREAM_ENDPOINTS, type ThrottleSnapshot } from '../../src/feeds/upstream.ts'
+import { DataVersions } from '../../src/storage/changes.ts'
 
 const SUMMARY_TEXT = readFileSync(join(import.meta.dir, '../../assets/upstream-samples/arrowhead/DERIVED_summary_801_from_community_excerpt.json'), 'utf8')
 const get = (app: { handle(r: Request): Promise<Response> }) => app.handle(new Request('http://localhost/health/throttle'))
+
+/** The route on its own, with the one dependency it reads (the upstream client). */
+const throttleRoute = (upstream: Pick<UpstreamClient, 'snapshot' | 'snapshotVersion'>) =>
+  throttleRoutes(readContext({ feeds: { upstream } as unknown as Feeds, keeper: new Keeper(new DataVersions(), () => new Date()) } as ReadDeps))
 
 describe('GET /health/throttle', () => {
   test('returns the spec shape of a real client, uncached', async () => {
@@ -21,7 +29,7 @@ describe('GET /health/throttle', () => {
     await client.summary(801).catch(() => {})
     nowMs += 5000 // past the failure hold
     await client.summary(801).catch(() => {})
-    const res = await get(new Elysia().use(throttleRoutes(client)))
+    const res = await get(new Elysia().use(throttleRoute(client)))
     expect(res.status).toBe(200)
     expect(res.headers.get('cache-control')).toBe('no-store')
     const body = (await res.json()) as ThrottleSnapshot
@@ -37,7 +45,7 @@ describe('GET /health/throttle', () => {
   test('a snapshot that breaks the schema is not served: 500 {error}, logged, nothing of it echoed', async () => {
     const broken = { snapshotVersion: () => 0, snapshot: () => ({ config: { initialTtlS: 15, backoffStepS: 15, maxTtlS: 300 }, endpoints: [{ endpoint: 'status', ttlS: 'soon' }] }) }
     const lines: string[] = []
-    const app = new Elysia().use(errorHandling(createLogger('error', (l) => lines.push(l)))).use(throttleRoutes(broken as unknown as Parameters<typeof throttleRoutes>[0]))
+    const app = new Elysia().use(errorHandling(createLogger('error', (l) => lines.push(l)))).use(throttleRoute(broken as unknown as UpstreamClient))
     const res = await get(app)
     expect({ status: res.status, cacheControl: res.headers.get('cache-control'), body: await res.json() }).toEqual({
       status: 500, cacheControl: 'no-store', body: { error: 'internal error' },
@@ -51,7 +59,7 @@ describe('GET /health/throttle', () => {
       fetch: async () => new Response('[]'),
     })
     await client.assignments(801, { language: 'pl-PL' })
-    const body = (await (await get(new Elysia().use(throttleRoutes(client)))).json()) as ThrottleSnapshot
+    const body = (await (await get(new Elysia().use(throttleRoute(client)))).json()) as ThrottleSnapshot
     expect(body.endpoints.map((e) => [e.endpoint, e.language])).toEqual([
       ...UPSTREAM_ENDPOINTS.map((e) => [e, undefined]), ['assignment', 'pl-PL'], ['newsfeed', 'pl-PL'],
     ])
@@ -69,7 +77,7 @@ describe('GET /health/throttle', () => {
     })
     const snapshotCalls = { n: 0 }
     const counted = { snapshotVersion: () => client.snapshotVersion(), snapshot: () => (snapshotCalls.n++, client.snapshot()) }
-    const app = new Elysia().use(throttleRoutes(counted))
+    const app = new Elysia().use(throttleRoute(counted))
     const bodies: string[] = []
     const served = async () => {
       const text = await (await get(app)).text()
@@ -114,7 +122,7 @@ describe('GET /health/throttle', () => {
       baseUrl: 'http://upstream.test/api', timeoutMs: 60_000, userAgent: 'test', now: () => nowMs,
       fetch: () => new Promise<Response>((resolve) => (release = resolve)),
     })
-    const app = new Elysia().use(throttleRoutes(client))
+    const app = new Elysia().use(throttleRoute(client))
     const served = async () => {
       const text = await (await get(app)).text()
       expect(text).toBe(JSON.stringify(client.snapshot()))

@@ -1,0 +1,411 @@
+/**
+ * The one mechanism that keeps answers. A read route declares what its answer depends on
+ * with the `keep` route option; its handler stays the plain computation of the answer.
+ *
+ *   .get('/war', ({ war, at }) => war.latest(at), {
+ *     response: { 200: WarState, ... },
+ *     keep: { datasets: ['war'], http: 'war' },
+ *   })
+ *
+ * The first request computes the answer (the handler runs); the body is encoded through
+ * the route's 200 response schema, serialised once and kept. Later requests get the kept
+ * bytes while the answer still holds:
+ * - for the current versions of the `datasets` it reads (storage/changes.ts: a committed
+ *   write moves them), or of its own `version` (a feed answer, a client's counters);
+ * - for the same request (its path and query) and `key` (a window start, say);
+ * - for an answer over a window ending now (`window`), while no row can have entered or
+ *   left the window since it was computed;
+ * - for an HTTP-cached route (`http`), within the policy's TTL; those answers carry a
+ *   strong ETag and answer a matching If-None-Match with 304.
+ * Fields that change with every request (the window's end, the age of the data) are
+ * declared `fresh` and filled into the kept body per request.
+ *
+ * Requests that miss while one computation runs wait for it instead of computing again.
+ * Errors and non-200 answers are never kept.
+ */
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+import { Value } from '@sinclair/typebox/value'
+import { Elysia, ElysiaCustomStatusResponse, type TSchema } from 'elysia'
+import { SingleFlightCache } from '../cache.ts'
+import type { DataVersions, Dataset } from '../storage/changes.ts'
+import type { WindowEdges } from '../storage/time-pages.ts'
+import { CACHE_CONTROL, securedResponse } from './security.ts'
+
+export type { WindowEdges }
+
+/** How a kept answer may be cached by clients and proxies, and how long it is reused here. */
+export const HTTP_POLICIES = {
+  /** War state: revalidated every 30 s (spec). */
+  war: { header: 'public, max-age=30, s-maxage=30, stale-while-revalidate=30', ttlMs: 30_000 },
+  /** Lookup tables: revalidated every 3600 s (spec). */
+  lookup: { header: 'public, max-age=3600, s-maxage=3600, stale-while-revalidate=600', ttlMs: 3_600_000 },
+} as const
+
+
+/** The context the rule's functions see: the handler's (validated query and params, the decorated dependencies, `at`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Ctx = any
+
+export interface KeepRule {
+  /** The datasets the answer reads: it is kept for one version of them. */
+  datasets?: readonly Dataset[]
+  /** Or the version of what else it reads (a feed's answer, say); undefined: nothing to keep now. */
+  version?: (c: Ctx) => string | number | undefined
+  /** What identifies the answer besides its path and query (a window start, say). */
+  key?: (c: Ctx) => string | Promise<string>
+  /** Top-level fields that change per request, with how to get them (`kept`: the kept answer's value). */
+  fresh?: Record<string, (c: Ctx, kept: Ctx) => unknown>
+  /**
+   * A window ending at the request's moment (`at`): `spanMs` long, or from a fixed start
+   * (null), or undefined when this request's window does not end now (an explicit end).
+   * `edges` reads the window's edge rows when the answer is computed.
+   */
+  window?: { spanMs: (c: Ctx) => number | null | undefined; edges: (c: Ctx) => Promise<WindowEdges> }
+  /** HTTP caching (Cache-Control, ETag, 304, reuse within the TTL); default: no-store. */
+  http?: keyof typeof HTTP_POLICIES
+}
+
+/** A kept answer. */
+interface Entry {
+  /** The body, split at its fresh fields (one part when it has none). */
+  parts: string[]
+  /** The fresh fields, in the order they appear in the body. */
+  holes: string[]
+  /** The decoded value, for the fresh fields' functions (only when there are any). */
+  value: unknown
+  /** The whole body as UTF-8 when it has no fresh fields (encoded once). */
+  bytes: Uint8Array | null
+  etag: string | null
+  headers: Record<string, string>
+  notModified: Record<string, string> | null
+  storedAtMs: number
+  /** For a window ending now: the moment it was computed, and its edge rows (ms). */
+  window: { at: number; oldest: number | null; newest: number | null } | null
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+const NO_STORE_HEADERS = { 'content-type': JSON_TYPE, 'cache-control': CACHE_CONTROL.noStore }
+const HOLE = (i: number) => `\u0001hole${i}\u0001`
+
+/** What the kept answers hold at most: entries, and bytes of their bodies. */
+const LIMITS = { entries: 2048, bytes: 32 * 1024 * 1024 }
+
+/** The per-request state of a route whose answer is being computed (on the Elysia context). */
+const PENDING = Symbol('keep.pending')
+interface Pending {
+  full: string
+  atMs: number
+  edges: Promise<WindowEdges> | null
+  settle: (entry: Entry | null) => void
+}
+
+export interface KeepStats {
+  /** Answers from a kept body (or from a computation another request started). */
+  hits: number
+  /** Answers that ran the handler. */
+  computed: number
+  /** 304 answers. */
+  notModified: number
+}
+
+/**
+ * The kept answers of one app, and the `keep` macro that declares them. `now` is the
+ * routes' clock: each request's moment (`at`) is read from it once, and the handler and
+ * the rule see the same one.
+ */
+export class Keeper {
+  private readonly entries = new SingleFlightCache<Entry>(LIMITS.entries, Date.now, { max: LIMITS.bytes, weigh: weightOf })
+  private readonly computing = new Map<string, Promise<Entry | null>>()
+  readonly stats: KeepStats = { hits: 0, computed: 0, notModified: 0 }
+
+  constructor(
+    private readonly versions: DataVersions,
+    private readonly now: () => Date,
+  ) {}
+
+  /**
+   * A value kept for the current versions of `datasets` (a service's intermediate result,
+   * such as the first row of a series): at once when kept, else computed once however many
+   * ask.
+   */
+  value<T>(key: string, datasets: readonly Dataset[], compute: () => Promise<T>): T | Promise<T> {
+    const full = `value:${key}@${this.versions.stamp(datasets)}`
+    const kept = this.values.get(full)
+    if (kept !== undefined) return kept.value as T
+    return this.values.load(full, compute, (v) => v)
+  }
+
+  private readonly values = new SingleFlightCache<unknown>(256)
+
+  /** The plugin: `at` on every route's context, and the `keep` route option. */
+  plugin() {
+    const keeper = this
+    return new Elysia({ name: 'http/keep' })
+      .resolve({ as: 'global' }, () => ({ at: keeper.now() }))
+      .macro({
+        keep(rule: KeepRule) {
+          let route: RouteKeep | undefined
+          const hooks: Record<string, unknown> = {
+            introspect(hook: { response?: unknown }) {
+              route = new RouteKeep(keeper, rule, okSchemaOf(hook.response))
+            },
+            beforeHandle: async (c: Ctx) => route!.before(c),
+            afterHandle: async (c: Ctx) => route!.after(c),
+            error: (c: Ctx) => route!.failed(c),
+          }
+          // Hooks on the route's own context: they add nothing to its type.
+          return hooks as {}
+        },
+      })
+  }
+
+  /** @internal */ full(rule: KeepRule, c: Ctx, path: string, extra: string): string | undefined {
+    let version: string | number | undefined = ''
+    if (rule.datasets) version = this.versions.stamp(rule.datasets)
+    if (rule.version) {
+      const own = rule.version(c)
+      if (own === undefined) return undefined
+      version = `${version}/${own}`
+    }
+    return `${path}#${extra}@${version}`
+  }
+
+  /** @internal */ lookup(full: string): Entry | undefined {
+    return this.entries.get(full)?.value
+  }
+
+  /** @internal */ joinable(full: string): Promise<Entry | null> | undefined {
+    return this.computing.get(full)
+  }
+
+  /** @internal */ begin(full: string): (entry: Entry | null) => void {
+    let settle!: (entry: Entry | null) => void
+    const p = new Promise<Entry | null>((resolve) => (settle = resolve))
+    this.computing.set(full, p)
+    return (entry) => {
+      if (this.computing.get(full) === p) this.computing.delete(full)
+      if (entry) this.entries.set(full, entry)
+      settle(entry)
+    }
+  }
+
+  /** @internal */ drop(full: string): void {
+    this.entries.delete(full)
+  }
+}
+
+const weightOf = (e: Entry) => e.bytes?.byteLength ?? e.parts.reduce((n, p) => n + p.length, 0)
+
+/** The schema of a route's 200 answer, from its `response` option. */
+function okSchemaOf(response: unknown): TSchema {
+  const r = response as Record<string, TSchema> | TSchema | undefined
+  const schema = r && (typeof (r as Record<symbol, unknown>)[Symbol.for('TypeBox.Kind')] === 'string' ? (r as TSchema) : (r as Record<string, TSchema>)[200])
+  if (!schema) throw new Error('a kept route needs a response schema for 200')
+  return schema
+}
+
+/** The `keep` rule of one route, with its compiled response schema. */
+class RouteKeep {
+  private readonly check: TypeCheck<TSchema>
+  private readonly holeChecks: Array<[string, TypeCheck<TSchema>]>
+  private readonly policy: (typeof HTTP_POLICIES)[keyof typeof HTTP_POLICIES] | null
+
+  constructor(
+    private readonly keeper: Keeper,
+    private readonly rule: KeepRule,
+    private readonly schema: TSchema,
+  ) {
+    this.check = TypeCompiler.Compile(schema)
+    const properties = (schema as { properties?: Record<string, TSchema> }).properties ?? {}
+    this.holeChecks = Object.keys(rule.fresh ?? {}).map((name) => {
+      if (!properties[name]) throw new Error(`fresh field "${name}" is not in the response schema`)
+      return [name, TypeCompiler.Compile(properties[name]!)]
+    })
+    this.policy = rule.http ? HTTP_POLICIES[rule.http] : null
+  }
+
+  /** Before the handler: the kept answer when one holds, else the handler runs (or a running computation is joined). */
+  before(c: Ctx): Response | Promise<Response | undefined> | undefined {
+    const extra = this.rule.key?.(c) ?? ''
+    if (typeof extra !== 'string') return extra.then((x) => this.beforeWith(c, x))
+    return this.beforeWith(c, extra)
+  }
+
+  private beforeWith(c: Ctx, extra: string): Response | Promise<Response | undefined> | undefined {
+    const full = this.keeper.full(this.rule, c, pathAndQuery(c.request.url), extra)
+    if (full === undefined) return undefined
+    const atMs = (c.at as Date).getTime()
+    const entry = this.keeper.lookup(full)
+    if (entry) {
+      if (this.holds(entry, c, atMs)) {
+        this.keeper.stats.hits++
+        return this.respond(entry, c)
+      }
+      this.keeper.drop(full)
+    }
+    const running = this.keeper.joinable(full)
+    if (running) {
+      return running.then((e) => {
+        // A computation of an earlier moment is used only if it holds at this one.
+        if (!e || !this.holds(e, c, atMs)) return this.start(c, full, atMs)
+        this.keeper.stats.hits++
+        return this.respond(e, c)
+      })
+    }
+    return this.start(c, full, atMs)
+  }
+
+  private start(c: Ctx, full: string, atMs: number): undefined {
+    this.keeper.stats.computed++
+    const windowed = this.rule.window && this.rule.window.spanMs(c) !== undefined
+    const pending: Pending = { full, atMs, edges: windowed ? this.rule.window!.edges(c) : null, settle: this.keeper.begin(full) }
+    // Read only if the handler succeeds: a failed read must not be an unhandled rejection.
+    pending.edges?.catch(() => {})
+    c[PENDING] = pending
+    return undefined
+  }
+
+  /**
+   * After the handler: its value encoded by the schema and answered, and kept when this
+   * request started a computation (not when nothing could be kept: no version) and it holds.
+   */
+  after(c: Ctx): Response | Promise<Response> | undefined {
+    const pending: Pending | undefined = c[PENDING]
+    c[PENDING] = undefined
+    const value = c.responseValue
+    if (value instanceof Response || value instanceof ElysiaCustomStatusResponse) {
+      pending?.settle(null)
+      return undefined
+    }
+    try {
+      if (!pending?.edges) return this.finish(c, pending, value, null)
+      return pending.edges.then(
+        (edges) => this.finish(c, pending, value, edges),
+        (err) => {
+          pending.settle(null)
+          throw err
+        },
+      )
+    } catch (err) {
+      pending?.settle(null)
+      throw err
+    }
+  }
+
+  private finish(c: Ctx, pending: Pending | undefined, value: unknown, edges: WindowEdges | null): Response {
+    const atMs = pending?.atMs ?? (c.at as Date).getTime()
+    const entry = this.build(value, atMs, edges)
+    // An answer that does not hold even at its own moment (a row newer than it) is not kept.
+    pending?.settle(!entry.window || this.holds(entry, c, atMs) ? entry : null)
+    return this.respond(entry, c)
+  }
+
+  /** The handler failed: whoever waits for it computes on its own. */
+  failed(c: Ctx): void {
+    const pending: Pending | undefined = c[PENDING]
+    if (!pending) return
+    c[PENDING] = undefined
+    pending.settle(null)
+  }
+
+  private build(value: unknown, atMs: number, edges: WindowEdges | null): Entry {
+    // Unknown fields go first, as Elysia drops them (it also marks the schema's objects closed
+    // once it has compiled them, so a check after that would refuse them).
+    const encoded = this.encode(this.check, Value.Clean(this.schema, value)) as Record<string, unknown>
+    const holes = this.holeChecks.map(([name]) => name)
+    let parts: string[]
+    let order: string[] = []
+    if (holes.length === 0) parts = [JSON.stringify(encoded)]
+    else {
+      const marked = { ...encoded }
+      holes.forEach((h, i) => (marked[h] = HOLE(i)))
+      const text = JSON.stringify(marked)
+      const found = holes.map((h, i) => ({ h, at: text.indexOf(JSON.stringify(HOLE(i))), len: JSON.stringify(HOLE(i)).length })).sort((a, b) => a.at - b.at)
+      parts = []
+      let from = 0
+      for (const f of found) {
+        parts.push(text.slice(from, f.at))
+        order.push(f.h)
+        from = f.at + f.len
+      }
+      parts.push(text.slice(from))
+    }
+    const bytes = holes.length === 0 ? new TextEncoder().encode(parts[0]) : null
+    let etag: string | null = null
+    let headers: Record<string, string> = NO_STORE_HEADERS
+    let notModified: Record<string, string> | null = null
+    if (this.policy) {
+      etag = `"${new Bun.CryptoHasher('sha256').update(bytes ?? parts.join('')).digest('base64url').slice(0, 27)}"`
+      notModified = { 'cache-control': this.policy.header, etag }
+      headers = { ...notModified, 'content-type': JSON_TYPE }
+    }
+    return {
+      parts,
+      holes: order,
+      value: holes.length ? value : undefined,
+      bytes,
+      etag,
+      headers,
+      notModified,
+      storedAtMs: atMs,
+      window: edges ? { at: atMs, oldest: edges.oldest?.getTime() ?? null, newest: edges.newest?.getTime() ?? null } : null,
+    }
+  }
+
+  /** The value as the schema encodes it, checked against it: a mismatch is the service's bug (a 500, logged), never kept. */
+  private encode(check: TypeCheck<TSchema>, value: unknown): unknown {
+    try {
+      return check.Encode(value)
+    } catch (err) {
+      throw new Error(`an answer does not match its response schema: ${err instanceof Error ? err.message : String(err)}`)
+    }
+  }
+
+  /**
+   * Whether a kept answer is still the answer at `atMs`. Within one data version a window
+   * ending now holds the same rows as long as no row was as new as the moment it was
+   * computed (none can enter; rows carry microseconds, times here milliseconds, hence "as
+   * new") and its start has not passed its oldest row (none has left).
+   */
+  private holds(e: Entry, c: Ctx, atMs: number): boolean {
+    if (this.policy && atMs - e.storedAtMs >= this.policy.ttlMs) return false
+    const w = e.window
+    if (!w) return true
+    if (atMs < w.at || (w.newest !== null && w.newest >= w.at)) return false
+    const span = this.rule.window!.spanMs(c)
+    return span == null || w.oldest === null || atMs - span <= w.oldest
+  }
+
+  private respond(e: Entry, c: Ctx): Response {
+    if (e.etag) {
+      const inm = c.request.headers.get('if-none-match')
+      if (inm && matches(inm, e.etag)) {
+        this.keeper.stats.notModified++
+        return securedResponse('read', null, e.notModified!, 304)
+      }
+    }
+    if (e.bytes) return securedResponse('read', e.bytes, e.headers)
+    let out = e.parts[0]!
+    for (let i = 0; i < e.holes.length; i++) {
+      const name = e.holes[i]!
+      const v = this.rule.fresh![name]!(c, e.value)
+      const check = this.holeChecks.find(([n]) => n === name)![1]
+      out += JSON.stringify(this.encode(check, v)) + e.parts[i + 1]!
+    }
+    return securedResponse('read', out, e.headers)
+  }
+}
+
+/** The path and query of an absolute request URL, without building a URL object. */
+function pathAndQuery(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  return start < 0 ? '/' : url.slice(start)
+}
+
+/** If-None-Match uses the weak comparison (RFC 9110 13.1.2): `W/"x"` matches `"x"`; `*` matches anything. */
+function matches(header: string, etag: string): boolean {
+  return header.split(',').some((tag) => {
+    const t = tag.trim()
+    return t === '*' || t.replace(/^W\//, '') === etag
+  })
+}

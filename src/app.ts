@@ -6,12 +6,12 @@ import { feedRequestStats, type Feeds } from './feeds/index.ts'
 import { errorHandling } from './http/errors.ts'
 import { Keeper } from './http/keep.ts'
 import { httpMetrics } from './http/metrics.ts'
-import { securityPolicy } from './http/security.ts'
+import { readPreflight, securityPolicy } from './http/security.ts'
 import type { Logger } from './log.ts'
 import { pageRoutes } from './pages/index.ts'
 import { Metrics } from './metrics.ts'
 import { collectRoutes } from './routes/collect.ts'
-import { readContext } from './routes/context.ts'
+import { routeContext } from './routes/context.ts'
 import { diverRoutes } from './routes/divers.ts'
 import { healthRoutes } from './routes/health.ts'
 import { intelligenceRoutes } from './routes/intelligence.ts'
@@ -77,7 +77,7 @@ export function buildApp(deps: AppDeps) {
   })
   const runner = deps.runner ?? new CollectorRunner({ db, store: storage, feeds, log, config, currentWar, versions, metrics })
   const keeper = new Keeper(versions, now)
-  const context = readContext({
+  const context = routeContext({
     storage: reads,
     feeds,
     warId: config.warId,
@@ -86,6 +86,13 @@ export function buildApp(deps: AppDeps) {
     divers: new DiverHistoryService(reads.playerCounts, keeper),
     planetHistory: new PlanetHistoryService(reads),
     live: new LiveService(feeds),
+    db,
+    replicas: db.replicas ?? null,
+    runner,
+    collectorSecret: config.collectorSecret,
+    metrics,
+    isShuttingDown: deps.isShuttingDown ?? (() => false),
+    collectors: deps.collectors,
   })
   return new Elysia()
     // First, so that every request is timed, those the security policy answers included.
@@ -95,8 +102,10 @@ export function buildApp(deps: AppDeps) {
     .use(openapiDocs())
     .use(pageRoutes(log))
     .use(docsPage())
-    .use(metricsRoutes(metrics))
-    .use(healthRoutes({ db, replicas: db.replicas ?? null, isShuttingDown: deps.isShuttingDown ?? (() => false), collectors: deps.collectors }))
+    .use(metricsRoutes(context))
+    .use(healthRoutes(context))
+    // Any origin may GET the public reads: their CORS preflight (the collectors refuse theirs).
+    .options('/*', readPreflight, { detail: { hide: true } })
     .use(
       new Elysia({ prefix: '/api/v1' })
         .use(throttleRoutes(context))
@@ -107,7 +116,7 @@ export function buildApp(deps: AppDeps) {
         .use(historyRoutes(context))
         .use(planetHistoryRoutes(context))
         .use(intelligenceRoutes(context))
-        .use(collectRoutes(runner, config.collectorSecret)),
+        .use(collectRoutes(context)),
     )
 }
 

@@ -3,6 +3,7 @@ import { isDatabaseUnavailable } from '../db/connect.ts'
 import { FeedUnavailableError } from '../feeds/errors.ts'
 import { errorText, type Logger } from '../log.ts'
 import { NotCurrentWarError } from '../war/current-war.ts'
+import { CACHE_CONTROL } from './security.ts'
 
 /** The body of every error answer. */
 export const ErrorBody = t.Object({ error: t.String() })
@@ -22,7 +23,7 @@ export const errorHandling = (log: Logger) =>
   new Elysia({ name: 'http/errors' })
     .error({ FeedUnavailableError, NotCurrentWarError })
     .onError({ as: 'global' }, ({ code, error, set, path }) => {
-      set.headers['cache-control'] = 'no-store'
+      set.headers['cache-control'] = CACHE_CONTROL.noStore
       switch (code) {
         case 'VALIDATION': {
           // An answer that breaks its own schema is the service's bug, not the caller's.

@@ -1,6 +1,5 @@
 /**
- * Shared HTTP rules as Elysia macros, declared once and switched on per route group:
- * - `noStore: true`: the answer is never cached (live figures, history, health);
+ * The collectors' secret as an Elysia macro, switched on for their route group:
  * - `collectorSecret: { secret }`: POST collector routes. With a secret configured the
  *   `x-collector-secret` header must match (constant-time comparison) or the answer is
  *   401; checked before validation, so a caller without the secret learns nothing about
@@ -9,17 +8,13 @@
 import { Elysia, status } from 'elysia'
 import { badRequest } from './params.ts'
 import { secretMatches } from './secret.ts'
-import { CACHE_CONTROL } from './security.ts'
 
 export const httpPolicy = new Elysia({ name: 'http/policy' }).macro({
-  noStore: {
-    afterHandle({ set }) {
-      set.headers['cache-control'] = CACHE_CONTROL.noStore
-    },
-  },
-  collectorSecret: ({ secret }: { secret: string | undefined }) => ({
-    transform({ headers, set, request }) {
-      set.headers['cache-control'] = CACHE_CONTROL.noStore
+  collectorSecret: {
+    transform(c) {
+      const { headers, request } = c
+      // The route's context decorates the configured secret (routes/context.ts).
+      const secret = (c as unknown as { collectorSecret?: string }).collectorSecret
       if (secret !== undefined && !secretMatches(headers['x-collector-secret'], secret)) {
         throw status(401, { error: 'missing or wrong x-collector-secret header' })
       }
@@ -28,5 +23,5 @@ export const httpPolicy = new Elysia({ name: 'http/policy' }).macro({
         throw badRequest('collector routes take no request body')
       }
     },
-  }),
+  },
 })

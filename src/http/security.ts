@@ -12,89 +12,97 @@ export const MAX_BODY_BYTES = 64 * 1024
  */
 export const SERVER_MAX_BODY_BYTES = Number.MAX_SAFE_INTEGER
 
-const COLLECTOR_PATH = /^\/api\/v1\/collect\//
-/** The paths src/pages serves: its HTML pages, their bundled assets and the icon. */
-const PAGE_PATH = /^\/(?:$|war$|dispatches$|planet\/|assets\/|favicon\.svg$)/
+/** Where a request's policy is kept once its route is known (the `policy` route option). */
+const POLICY_OF = Symbol('policy')
+type WithPolicy = { [POLICY_OF]?: AnswerKind }
 
 /**
- * Security headers and the CORS policy, for every response:
- * - reads are public: any origin may GET them (no credentials);
- * - collectors are not callable cross-origin: no CORS headers on them, and their
- *   preflight is refused, so browsers never send the secret-bearing POST;
- * - JSON responses forbid sniffing, framing and referrers;
- * - the dashboard pages (src/pages) get the same headers with a CSP that allows scripts,
- *   styles, images and fetches from this origin only (no inline code, no CDN).
+ * Security headers and the CORS policy, for every response. Each plugin declares the
+ * policy of its routes with the `policy` route option (usually in a guard around them):
+ * - `read` (the default): public data any origin may GET (no credentials); the CSP allows
+ *   nothing to run; a value answered without a Cache-Control of its own is `no-store`;
+ * - `collector`: data without CORS headers: the POST collector routes, whose preflight
+ *   (routes/collect.ts) is refused, so browsers never send the secret-bearing POST;
+ * - `page`: the dashboard pages (src/pages), with a CSP that allows scripts, styles,
+ *   images and fetches from this origin only (no inline code, no CDN);
+ * - `docs`: the API docs page (routes/openapi.ts).
+ * What no route declares (an unknown path, a refusal before routing) is `read`.
+ *
  * Over-long URLs (414), declared bodies over MAX_BODY_BYTES (413) and streamed bodies of
- * unknown length (411) are refused before routing, as `{error}` with these headers: the
- * server itself (main.ts) sets no body limit of its own, whose refusals would go out bare.
+ * unknown length (411) are refused before routing, as `{error}`: the server itself
+ * (main.ts) sets no body limit of its own, whose refusals would go out bare.
  *
  * The headers are added after the handler, not put into `set.headers` before it:
  * - a value (an object, a string) gets them in `set`, like its status;
  * - a ready `Response` from `securedResponse` already carries them, and is passed on as
- *   it is. Headers in `set` would make Elysia copy a returned response and its headers on
- *   every request, and setting them on the response means materialising its `headers`:
- *   either costs ~25 % of the throughput of a kept answer (measured with wrk on
- *   /api/v1/player-count);
+ *   it is: headers in `set` would make Elysia copy a returned response and its headers on
+ *   every request;
  * - any other `Response` (a plugin's) gets them set on its headers;
  * - errors get them in `set`.
  */
 export const securityPolicy = () =>
   new Elysia({ name: 'http/security' })
+    .macro({
+      policy: (kind: AnswerKind) => ({
+        // Before validation, so that a refused parameter is answered under the route's policy too.
+        transform(c: object) {
+          ;(c as WithPolicy)[POLICY_OF] = kind
+        },
+      }),
+    })
     .onRequest(({ request, set }) => {
       // request.url builds a string on each access: read it once.
       const url = request.url
-      if (url.length > MAX_URL_LENGTH) return refuse(set, url, 414, `request URL longer than ${MAX_URL_LENGTH} characters`)
+      if (url.length > MAX_URL_LENGTH) return refuse(set, 414, `request URL longer than ${MAX_URL_LENGTH} characters`)
       const method = request.method
       // Reads carry no body: only other methods' bodies are looked at (the headers object is
       // not built on the hot path). The app reads none; refusing them here, before routing
       // and any body parsing, keeps it so whatever a route asks for later.
       if (method !== 'GET' && method !== 'HEAD') {
         const headers = request.headers
-        if (Number(headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return refuse(set, url, 413, `request body larger than ${MAX_BODY_BYTES} bytes`)
-        if (headers.has('transfer-encoding')) return refuse(set, url, 411, 'a request body must declare its length (Content-Length)')
-      }
-      if (method === 'OPTIONS') {
-        const path = pathOf(url)
-        if (COLLECTOR_PATH.test(path)) return refuse(set, url, 403, 'collector routes are not available cross-origin')
-        Object.assign(set.headers, headersFor(path).record)
-        set.status = 204
-        set.headers['access-control-allow-origin'] = '*'
-        set.headers['access-control-allow-methods'] = 'GET, HEAD, OPTIONS'
-        set.headers['access-control-allow-headers'] = 'If-None-Match, Content-Type'
-        set.headers['access-control-max-age'] = '86400'
-        return ''
+        if (Number(headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return refuse(set, 413, `request body larger than ${MAX_BODY_BYTES} bytes`)
+        if (headers.has('transfer-encoding')) return refuse(set, 411, 'a request body must declare its length (Content-Length)')
       }
     })
-    .onAfterHandle({ as: 'global' }, ({ responseValue, set, path }) => {
-      if (!(responseValue instanceof Response)) return void Object.assign(set.headers, headersFor(path).record)
+    .onAfterHandle({ as: 'global' }, (c) => {
+      const { responseValue, set } = c
+      const policy = POLICY[(c as WithPolicy)[POLICY_OF] ?? 'read']
+      if (!(responseValue instanceof Response)) {
+        Object.assign(set.headers, policy.record)
+        if (policy.noStore) set.headers['cache-control'] ??= CACHE_CONTROL.noStore
+        return
+      }
       if (SECURED in responseValue) return
       const headers = responseValue.headers
-      for (const [name, value] of headersFor(path).entries) headers.set(name, value)
+      for (const [name, value] of policy.entries) headers.set(name, value)
     })
-    .onError({ as: 'global' }, ({ set, path }) => {
-      Object.assign(set.headers, headersFor(path).record)
+    .onError({ as: 'global' }, (c) => {
+      Object.assign(c.set.headers, POLICY[(c as WithPolicy)[POLICY_OF] ?? 'read'].record)
     })
+
+/** A CORS preflight: answered for the public reads (any origin may GET them). */
+export const readPreflight = () =>
+  securedResponse('read', null, PREFLIGHT_HEADERS, 204)
 
 /**
  * The mark of a response built by securedResponse (the hook passes it on untouched): a
- * property on the response itself, where a WeakSet of every response cost a hash insert
- * and weak-reference work for the collector per request (measured: ~5 % of a kept answer).
+ * property on the response itself, where a WeakSet of every response would cost a hash
+ * insert and weak-reference work for the collector per request.
  */
 const SECURED = Symbol('secured')
 
-/** The kinds of answer a route builds itself, by the header set its path gets. */
-export type AnswerKind = 'read' | 'page' | 'docs'
+/** The security policies a route can declare (its `policy` option), each a set of headers. */
+export type AnswerKind = 'read' | 'collector' | 'page' | 'docs'
 
 type HeaderRecord = Record<string, string>
 /** The union of a route's headers and its kind's, by the route's headers object, built once. */
-const unions: Record<AnswerKind, WeakMap<HeaderRecord, Headers>> = { read: new WeakMap(), page: new WeakMap(), docs: new WeakMap() }
+const unions: Record<AnswerKind, WeakMap<HeaderRecord, Headers>> = { read: new WeakMap(), collector: new WeakMap(), page: new WeakMap(), docs: new WeakMap() }
 
 /**
- * A ready answer with the security headers of its kind of path, built in one go: how a
- * route returns a `Response`. `headers` (content type, caching) are the route's own; pass
- * a constant object where you can: its union with the policy's is then built once, and a
- * response copies a ready `Headers` three times faster than it reads an object (0.25 µs
- * against 0.8 µs, measured).
+ * A ready answer with the security headers of its policy, built in one go: how a route
+ * returns a `Response`. `headers` (content type, caching) are the route's own; pass a
+ * constant object where you can: its union with the policy's is then built once (a
+ * response copies a ready `Headers` faster than it reads an object).
  */
 export function securedResponse(kind: AnswerKind, body: ConstructorParameters<typeof Response>[0], headers: HeaderRecord, status = 200): Response {
   let union = unions[kind].get(headers)
@@ -104,20 +112,12 @@ export function securedResponse(kind: AnswerKind, body: ConstructorParameters<ty
   return response
 }
 
-/** An answer before routing: `{error}` with the path's security headers, never cached. */
-function refuse(set: { headers: Record<string, string | number>; status?: number | string }, url: string, status: number, error: string) {
-  Object.assign(set.headers, headersFor(pathOf(url)).record)
+/** An answer before routing: `{error}` with the data headers, never cached. */
+function refuse(set: { headers: Record<string, string | number>; status?: number | string }, status: number, error: string) {
+  Object.assign(set.headers, READ.record)
   set.headers['cache-control'] = CACHE_CONTROL.noStore
   set.status = status
   return { error }
-}
-
-/** The path of an absolute request URL, without building a URL object on the hot path. */
-function pathOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2)
-  if (start < 0) return '/'
-  const q = url.indexOf('?', start)
-  return q < 0 ? url.slice(start) : url.slice(start, q)
 }
 
 /** Cache-Control values, one home each (the HTTP-cached routes' policies are in http/keep.ts). */
@@ -142,16 +142,18 @@ export const PAGE_CSP =
   "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 const PAGE_HEADERS = { ...COMMON_HEADERS, 'content-security-policy': PAGE_CSP }
 
-/** A header set as a record (for `set.headers`) and as entries (to set on a Response). */
-const headerSet = (record: Record<string, string>) => ({ record, entries: Object.entries(record) })
-const READ = headerSet(READ_HEADERS)
-const COLLECTOR = headerSet(COLLECTOR_HEADERS)
-const PAGE = headerSet(PAGE_HEADERS)
-const DOCS = headerSet(DOCS_HEADERS)
-const POLICY = { read: READ, page: PAGE, docs: DOCS } as const
+/** A header set as a record (for `set.headers`) and as entries (to set on a Response); data answers are no-store unless they say otherwise. */
+const headerSet = (record: Record<string, string>, noStore: boolean) => ({ record, entries: Object.entries(record), noStore })
+const READ = headerSet(READ_HEADERS, true)
+const POLICY = {
+  read: READ,
+  collector: headerSet(COLLECTOR_HEADERS, true),
+  page: headerSet(PAGE_HEADERS, false),
+  docs: headerSet(DOCS_HEADERS, false),
+} as const
 
-function headersFor(path: string) {
-  if (COLLECTOR_PATH.test(path)) return COLLECTOR
-  if (PAGE_PATH.test(path)) return PAGE
-  return path === '/openapi' || path === '/openapi/' ? DOCS : READ
+const PREFLIGHT_HEADERS = {
+  'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+  'access-control-allow-headers': 'If-None-Match, Content-Type',
+  'access-control-max-age': '86400',
 }

@@ -1,21 +1,19 @@
 /**
- * The dashboard pages (issue 15): `/`, `/war`, `/planet/:planetId`, `/dispatches`, their
+ * The dashboard pages: `/`, `/war`, `/planet/:planetId`, `/dispatches`, their
  * bundled assets under /assets/ and the icon. The pages read only the public /api/v1 routes
  * from the browser; this plugin serves files and nothing else (no database, no feeds).
- * Security headers (a page CSP allowing only this origin) come from http/security.ts.
+ * They declare the `page` security policy (a CSP allowing only this origin, http/security.ts).
  */
 import { Elysia } from 'elysia'
-import { securedResponse } from '../http/security.ts'
+import { CACHE_CONTROL, securedResponse, securityPolicy } from '../http/security.ts'
 import type { Logger } from '../log.ts'
 import { type Asset, type Bundle, pageBundle } from './bundle.ts'
 import { FAVICON_SVG, type PageName, pageHtml, unavailableHtml } from './html.ts'
 
 const HTML = 'text/html; charset=utf-8'
 // HTML names the hashed assets: always revalidated. Hashed assets never change.
-const HTML_CACHE = 'no-cache'
-const ASSET_CACHE = 'public, max-age=31536000, immutable'
-const HTML_HEADERS = { 'content-type': HTML, 'cache-control': HTML_CACHE }
-const UNAVAILABLE_HEADERS = { 'content-type': HTML, 'cache-control': 'no-store' }
+const HTML_HEADERS = { 'content-type': HTML, 'cache-control': CACHE_CONTROL.revalidate }
+const UNAVAILABLE_HEADERS = { 'content-type': HTML, 'cache-control': CACHE_CONTROL.noStore }
 const FAVICON_HEADERS = { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' }
 
 const acceptsGzip = (request: Request) => /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')
@@ -26,14 +24,14 @@ const assetHeaders = new WeakMap<Asset, { plain: Record<string, string>; gzip: R
 function serveAsset(asset: Asset, request: Request): Response {
   let headers = assetHeaders.get(asset)
   if (!headers) {
-    const plain = { 'content-type': asset.type, 'cache-control': ASSET_CACHE, vary: 'Accept-Encoding' }
+    const plain = { 'content-type': asset.type, 'cache-control': CACHE_CONTROL.immutable, vary: 'Accept-Encoding' }
     assetHeaders.set(asset, (headers = { plain, gzip: { ...plain, 'content-encoding': 'gzip' } }))
   }
   const gzip = acceptsGzip(request)
   return securedResponse('page', gzip ? asset.gzip : asset.body, gzip ? headers.gzip : headers.plain)
 }
 
-const NOT_FOUND_HEADERS = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }
+const NOT_FOUND_HEADERS = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': CACHE_CONTROL.noStore }
 const notFound = () => securedResponse('page', 'not found\n', NOT_FOUND_HEADERS, 404)
 
 export const pageRoutes = (log: Logger) => {
@@ -56,6 +54,9 @@ export const pageRoutes = (log: Logger) => {
   }
   const detail = { hide: true }
   return new Elysia({ name: 'pages' })
+    .use(securityPolicy())
+    .guard({ policy: 'page' }, (app) =>
+      app
     .get('/', page('main'), { detail })
     .get('/war', page('war'), { detail })
     .get('/dispatches', page('dispatches'), { detail })
@@ -69,5 +70,6 @@ export const pageRoutes = (log: Logger) => {
       },
       { detail },
     )
-    .get('/favicon.svg', () => securedResponse('page', FAVICON_SVG, FAVICON_HEADERS), { detail })
+    .get('/favicon.svg', () => securedResponse('page', FAVICON_SVG, FAVICON_HEADERS), { detail }),
+    )
 }

@@ -6,11 +6,11 @@
  */
 import { Elysia, status, t } from 'elysia'
 import { COLLECTORS, COLLECTOR_NAMES } from '../collect/index.ts'
-import type { CollectorRunner } from '../collect/runner.ts'
 import { isFeedUnavailable } from '../feeds/errors.ts'
 import { ErrorBody } from '../http/errors.ts'
 import { warIdOf, WarIdQuery } from '../http/params.ts'
 import { httpPolicy } from '../http/policy.ts'
+import type { RouteContext } from './context.ts'
 
 const Summary = t.Object({
   collector: t.String(),
@@ -21,14 +21,17 @@ const Summary = t.Object({
   durationMs: t.Integer(),
 })
 
-export const collectRoutes = (runner: CollectorRunner, secret: string | undefined) =>
+export const collectRoutes = (context: RouteContext) =>
   new Elysia({ name: 'routes/collect', detail: { tags: ['collectors'] } })
+    .use(context)
     .use(httpPolicy)
-    .guard({ collectorSecret: { secret } }, (app) => {
+    // Browsers never send the secret-bearing POST: its preflight is refused.
+    .options('/collect/*', () => status(403, { error: 'collector routes are not available cross-origin' }), { policy: 'collector', detail: { hide: true } })
+    .guard({ policy: 'collector', collectorSecret: true }, (app) => {
       for (const name of COLLECTOR_NAMES) {
         app.post(
           `/collect/${name}`,
-          async ({ query }) => {
+          async ({ query, runner }) => {
             const warId = warIdOf(query)
             try {
               return await runner.runOnce(COLLECTORS[name], { warId })

@@ -3,7 +3,7 @@ import { Elysia, t } from 'elysia'
 import { errorResponses } from '../http/errors.ts'
 import { Timestamp } from '../storage/model.ts'
 import type { DiverHistory, DiverRange } from '../services/divers.ts'
-import type { KeepContext, ReadContext } from './context.ts'
+import type { KeepContext, RouteContext } from './context.ts'
 
 const RangeSchema = (opts: { description: string; error?: string }) =>
   t.Union([t.Literal('24h'), t.Literal('7d'), t.Literal('30d'), t.Literal('90d'), t.Literal('all')], opts)
@@ -38,7 +38,7 @@ const DiverHistory = t.Object({
 const rangeOf = (query: { range?: DiverRange }): DiverRange => query.range ?? '24h'
 type C = KeepContext<{ range?: DiverRange }>
 
-export const diverRoutes = (context: ReadContext) =>
+export const diverRoutes = (context: RouteContext) =>
   new Elysia({ name: 'routes/divers', detail: { tags: ['live'] } })
     .use(context)
     .get('/divers/history', ({ query, divers, at }) => divers.history(rangeOf(query), at), {

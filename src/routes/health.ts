@@ -1,19 +1,8 @@
+/** GET /health/live and /health/ready, outside /api/v1. */
 import { Elysia, t } from 'elysia'
-import type { Database } from '../db/index.ts'
-import type { ReadReplicas } from '../db/replicas.ts'
 import { pendingMigrations } from '../db/migrate.ts'
-import { httpPolicy } from '../http/policy.ts'
 import { errorText } from '../log.ts'
-
-export interface HealthDeps {
-  db: Pick<Database, 'sql' | 'gate' | 'info'>
-  /** Read replicas: each one's lag and whether it is in rotation (reported; never makes the instance unready). */
-  replicas?: ReadReplicas | null
-  /** Set when shutdown begins, so load balancers drain this instance first. */
-  isShuttingDown: () => boolean
-  /** Ticks of the collectors: kept, written, dropped (the spool), fired, failed, skipped (the schedule). */
-  collectors?: () => unknown
-}
+import type { RouteContext } from './context.ts'
 
 const READY_PROBE_MS = 2000
 
@@ -22,10 +11,10 @@ const READY_PROBE_MS = 2000
  * a database outage never causes restart loops); readiness needs the database reachable
  * and every migration applied.
  */
-export const healthRoutes = ({ db, replicas, isShuttingDown, collectors }: HealthDeps) =>
+export const healthRoutes = (context: RouteContext) =>
   new Elysia({ name: 'routes/health', detail: { tags: ['health'] } })
-    .use(httpPolicy)
-    .guard({ noStore: true }, (app) =>
+    .use(context)
+    .guard({}, (app) =>
       app
         .get('/health/live', () => ({ status: 'ok' as const }), {
           response: t.Object({ status: t.Literal('ok') }),
@@ -33,7 +22,7 @@ export const healthRoutes = ({ db, replicas, isShuttingDown, collectors }: Healt
         })
         .get(
           '/health/ready',
-          async ({ set }) => {
+          async ({ set, db, replicas, isShuttingDown, collectors }) => {
             const checks = { shuttingDown: isShuttingDown(), database: 'ok', pendingMigrations: 0 }
             const gate = db.gate.state()
             if (!gate.available) checks.database = `unavailable since ${gate.unavailableSince}`

@@ -17,7 +17,7 @@ import { LocalizedMajorOrderRow, ProgressRow } from '../storage/major-orders.ts'
 import { PlanetStatusRow } from '../storage/planet-status.ts'
 import { PlayerCountRow } from '../storage/player-counts.ts'
 import { WarSummaryRow } from '../storage/war-summary.ts'
-import type { KeepContext, ReadContext } from './context.ts'
+import type { KeepContext, RouteContext } from './context.ts'
 
 export const LIMITS = {
   playerCount: { defaultLimit: 50, maxLimit: 500 },
@@ -66,7 +66,7 @@ const DispatchPage = Paged(LocalizedDispatchRow, 'A page of dispatches, newest f
 const StartDate = (description: string) => t.Optional(dateString('startDate', description, '2026-01-01'))
 const EndDate = (description: string) => t.Optional(dateString('endDate', description, '2026-01-02 12:00:00'))
 
-export const historyRoutes = (context: ReadContext) =>
+export const historyRoutes = (context: RouteContext) =>
   new Elysia({ name: 'routes/history', detail: { tags: ['history'] } })
     .use(context)
     .get(

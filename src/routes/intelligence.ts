@@ -9,14 +9,13 @@ import { dateString, timeRange } from '../http/dates.ts'
 import { errorResponses } from '../http/errors.ts'
 import { Paged, pageOf, paged, pagingQuery } from '../http/paging.ts'
 import { badRequest, integerString, LangQuery, langOf, parseInteger, planetIndexOf, PlanetIdQuery, warIdOf, WarIdQuery } from '../http/params.ts'
-import { httpPolicy } from '../http/policy.ts'
 import type { Store } from '../storage/index.ts'
 import { OrderState } from '../storage/major-orders.ts'
 import { Nullable, Timestamp } from '../storage/model.ts'
 import { EVENT_TYPES, TimelineEvent, type EventType } from '../storage/timeline.ts'
 import { CUMULATIVE_KEYS, WarCounters, type WarSummaryRow } from '../storage/war-summary.ts'
 import { liberation } from '../war/liberation.ts'
-import type { ReadContext } from './context.ts'
+import type { RouteContext } from './context.ts'
 
 const HOUR_MS = 3_600_000
 const ORDERS = { defaultLimit: 10, maxLimit: 100 }
@@ -96,11 +95,10 @@ const typesOf = (raw: string | undefined): EventType[] => {
   return asked as EventType[]
 }
 
-export const intelligenceRoutes = (context: ReadContext) =>
+export const intelligenceRoutes = (context: RouteContext) =>
   new Elysia({ name: 'routes/intelligence', detail: { tags: ['war intelligence'] } })
     .use(context)
-    .use(httpPolicy)
-    .guard({ noStore: true }, (app) =>
+    .guard({}, (app) =>
       app
         .get(
           '/major-orders',

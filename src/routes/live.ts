@@ -4,7 +4,7 @@ import { errorResponses } from '../http/errors.ts'
 import { GALAXY_STATS } from '../services/live.ts'
 import { Timestamp } from '../storage/model.ts'
 import { WarCounters } from '../storage/war-summary.ts'
-import type { KeepContext as C, ReadContext } from './context.ts'
+import type { KeepContext as C, RouteContext } from './context.ts'
 
 const Counts = (description: string) =>
   t.Object(
@@ -48,7 +48,7 @@ const WarStats = t.Object({
 
 type Aged = { dataCapturedAt: Date | null }
 
-export const liveRoutes = (context: ReadContext) =>
+export const liveRoutes = (context: RouteContext) =>
   new Elysia({ name: 'routes/live', detail: { tags: ['live'] } })
     .use(context)
     .get('/player-count', ({ live, warId, at }) => live.playerCount(warId, at), {

@@ -2,12 +2,12 @@
 import { Elysia, t } from 'elysia'
 import { errorResponses } from '../http/errors.ts'
 import { FactionRow, PlanetLookupRow, SectorRow } from '../storage/war.ts'
-import type { ReadContext } from './context.ts'
+import type { RouteContext } from './context.ts'
 
 const cacheNote = 'Cached 1 hour; ETag / If-None-Match supported.'
 const keep = { datasets: ['war'], http: 'lookup' } as const
 
-export const lookupRoutes = (context: ReadContext) =>
+export const lookupRoutes = (context: RouteContext) =>
   new Elysia({ name: 'routes/lookups', detail: { tags: ['lookups'] } })
     .use(context)
     .get('/planets', ({ storage }) => storage.war.planets(), {

@@ -13,7 +13,7 @@ import { Elysia } from 'elysia'
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { securedResponse } from '../http/security.ts'
+import { CACHE_CONTROL, securedResponse, securityPolicy } from '../http/security.ts'
 
 export const DOCS_PATH = '/openapi'
 const SPEC_PATH = `${DOCS_PATH}/json`
@@ -46,7 +46,6 @@ const VIEWER_VERSION = (JSON.parse(readFileSync(join(VIEWER_DIR, 'package.json')
 /** The viewer's files live under its version: a new version is a new URL, so they can be cached for good. */
 export const VIEWER_ASSETS = `${DOCS_PATH}/assets/swagger-ui-dist@${VIEWER_VERSION}`
 const VIEWER_FILES = { 'swagger-ui-bundle.js': 'text/javascript; charset=utf-8', 'swagger-ui.css': 'text/css; charset=utf-8', 'index.css': 'text/css; charset=utf-8' }
-const IMMUTABLE = 'public, max-age=31536000, immutable'
 
 // The viewer's start-up, as a script of the service (the CSP allows no inline script).
 // No validator badge: Swagger UI would send the document to validator.swagger.io.
@@ -70,13 +69,15 @@ const PAGE = `<!doctype html>
 `
 
 // Constant header objects: securedResponse builds each one's union with the policy once.
-const PAGE_HEADERS = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' }
-const SCRIPT_HEADERS = { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }
+const PAGE_HEADERS = { 'content-type': 'text/html; charset=utf-8', 'cache-control': CACHE_CONTROL.revalidate }
+const SCRIPT_HEADERS = { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': CACHE_CONTROL.revalidate }
 
 /** The docs page, its start script and the viewer's files, all from this service. */
 export const docsPage = () => {
   const app = new Elysia({ name: 'routes/docs-page' })
+    .use(securityPolicy())
     .get(DOCS_PATH, () => securedResponse('docs', PAGE, PAGE_HEADERS), {
+      policy: 'docs',
       detail: { hide: true },
     })
     .get(`${DOCS_PATH}/start.js`, () => securedResponse('read', START_SCRIPT, SCRIPT_HEADERS), {
@@ -84,7 +85,7 @@ export const docsPage = () => {
     })
   for (const [file, type] of Object.entries(VIEWER_FILES)) {
     const path = join(VIEWER_DIR, file)
-    const headers = { 'content-type': type, 'cache-control': IMMUTABLE }
+    const headers = { 'content-type': type, 'cache-control': CACHE_CONTROL.immutable }
     app.get(`${VIEWER_ASSETS}/${file}`, () => securedResponse('read', Bun.file(path), headers), {
       detail: { hide: true },
     })

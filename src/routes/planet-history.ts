@@ -4,7 +4,7 @@ import { errorResponses } from '../http/errors.ts'
 import { integerString, parseInteger, parsePlanetIndex, warIdOf, WarIdQuery } from '../http/params.ts'
 import { HOURS, type PlanetHistoryQuery } from '../services/planet-history.ts'
 import { Timestamp } from '../storage/model.ts'
-import type { KeepContext, ReadContext } from './context.ts'
+import type { KeepContext, RouteContext } from './context.ts'
 
 const PlanetHistory = t.Object({
   warId: t.Integer({ description: 'War id' }),
@@ -33,7 +33,7 @@ function queryOf(c: Pick<C, 'params' | 'query' | 'warId'>): PlanetHistoryQuery {
   return { planetIndex: parsePlanetIndex(c.params.planetId), warId: warIdOf(c.query) ?? c.warId, hours }
 }
 
-export const planetHistoryRoutes = (context: ReadContext) =>
+export const planetHistoryRoutes = (context: RouteContext) =>
   new Elysia({ name: 'routes/planet-history', detail: { tags: ['history'] } })
     .use(context)
     .get(

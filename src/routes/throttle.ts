@@ -1,6 +1,6 @@
 /** GET /health/throttle: the upstream client's cache TTLs, backoff and counters (spec "Health snapshot"). */
 import { Elysia, t } from 'elysia'
-import type { KeepContext as C, ReadContext } from './context.ts'
+import type { KeepContext as C, RouteContext } from './context.ts'
 
 const EndpointStatsSchema = t.Object({
   endpoint: t.Union([
@@ -34,7 +34,7 @@ export const ThrottleSnapshotSchema = t.Object({
   endpoints: t.Array(EndpointStatsSchema),
 })
 
-export const throttleRoutes = (context: ReadContext) =>
+export const throttleRoutes = (context: RouteContext) =>
   new Elysia({ name: 'routes/throttle', detail: { tags: ['health'] } })
     .use(context)
     .get('/health/throttle', ({ feeds }) => feeds.upstream.snapshot(), {

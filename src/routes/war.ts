@@ -7,11 +7,11 @@ import { errorResponses } from '../http/errors.ts'
 import { integerString, parseWarId, planetIndexOf, PlanetIdQuery } from '../http/params.ts'
 import { WarState } from '../storage/war.ts'
 import { dataAge } from '../war/data-age.ts'
-import type { ReadContext } from './context.ts'
+import type { RouteContext } from './context.ts'
 
 const NotFound = t.Object({ error: t.String() }, { description: 'No such war' })
 
-export const warRoutes = (context: ReadContext) =>
+export const warRoutes = (context: RouteContext) =>
   new Elysia({ name: 'routes/war', detail: { tags: ['war'] } })
     .use(context)
     .get(

@@ -31,13 +31,32 @@ describe('security headers and CORS', () => {
     }
   })
 
-  test('a Response built without securedResponse (a plugin\'s) gets the headers of its path too', async () => {
-    const raw = new Elysia().use(securityPolicy()).get('/api/v1/raw', () => new Response('x', { headers: { 'content-type': 'text/plain' } })).get('/war', () => new Response('<p>'))
+  test('a route gets the headers of the policy it declares (read when it declares none), on a plugin\'s own Response and on its errors', async () => {
+    const raw = new Elysia()
+      .use(securityPolicy())
+      .get('/api/v1/raw', () => new Response('x', { headers: { 'content-type': 'text/plain' } }))
+      .get('/war', () => new Response('<p>'), { policy: 'page' })
+      .get('/page-error', () => {
+        throw new Error('boom')
+      }, { policy: 'page' })
     const read = await raw.handle(new Request('http://localhost/api/v1/raw'))
     expect(read.headers.get('content-type')).toBe('text/plain')
     expect(read.headers.get('access-control-allow-origin')).toBe('*')
     expect(read.headers.get('x-frame-options')).toBe('DENY')
-    expect((await raw.handle(new Request('http://localhost/war'))).headers.get('content-security-policy')).toBe(PAGE_CSP)
+    const page = await raw.handle(new Request('http://localhost/war'))
+    expect(page.headers.get('content-security-policy')).toBe(PAGE_CSP)
+    expect(page.headers.get('access-control-allow-origin')).toBeNull()
+    expect((await raw.handle(new Request('http://localhost/page-error'))).headers.get('content-security-policy')).toBe(PAGE_CSP)
+    // A path no route serves is data.
+    expect((await raw.handle(new Request('http://localhost/war/nope'))).headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'")
+  })
+
+  test('the pages, the docs page and the collectors declare their policies', async () => {
+    expect((await req('GET', '/planet/abc')).headers.get('content-security-policy')).toBe(PAGE_CSP)
+    expect((await req('GET', '/openapi')).headers.get('content-security-policy')).toContain("script-src 'self'")
+    const collector = await req('POST', '/api/v1/collect/war-info?warId=x')
+    expect(collector.headers.get('access-control-allow-origin')).toBeNull()
+    expect(collector.headers.get('cache-control')).toBe('no-store')
   })
 
   test('reads are public to any origin, collectors get no CORS headers', async () => {

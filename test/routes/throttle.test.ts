@@ -7,7 +7,7 @@ import { createLogger } from '../../src/log.ts'
 import type { Feeds } from '../../src/feeds/index.ts'
 import { createUpstreamClient, UPSTREAM_ENDPOINTS, type ThrottleSnapshot, type UpstreamClient } from '../../src/feeds/upstream.ts'
 import { Keeper } from '../../src/http/keep.ts'
-import { readContext, type ReadDeps } from '../../src/routes/context.ts'
+import { routeContext, type RouteDeps } from '../../src/routes/context.ts'
 import { throttleRoutes } from '../../src/routes/throttle.ts'
 import { DataVersions } from '../../src/storage/changes.ts'
 
@@ -16,7 +16,7 @@ const get = (app: { handle(r: Request): Promise<Response> }) => app.handle(new R
 
 /** The route on its own, with the one dependency it reads (the upstream client). */
 const throttleRoute = (upstream: Pick<UpstreamClient, 'snapshot' | 'snapshotVersion'>) =>
-  throttleRoutes(readContext({ feeds: { upstream } as unknown as Feeds, keeper: new Keeper(new DataVersions(), () => new Date()) } as ReadDeps))
+  throttleRoutes(routeContext({ feeds: { upstream } as unknown as Feeds, keeper: new Keeper(new DataVersions(), () => new Date()) } as RouteDeps))
 
 describe('GET /health/throttle', () => {
   test('returns the spec shape of a real client, uncached', async () => {

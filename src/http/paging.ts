@@ -1,5 +1,5 @@
 import { t, type TSchema } from 'elysia'
-import type { PageOf } from '../storage/query.ts'
+import type { PageOf, Slice } from '../storage/query.ts'
 import { badRequest, DIGITS, INT32_MAX } from './params.ts'
 
 /** The default and maximum `limit` of one paged route (spec "Limits"). */
@@ -8,11 +8,9 @@ export interface PageLimits {
   maxLimit: number
 }
 
-/** The page a request asked for: its number, and the storage layer's limit and offset. */
-export interface Page {
+/** The page a request asked for: its number (from 1), and the rows it skips and takes. */
+export interface Page extends Slice {
   page: number
-  limit: number
-  offset: number
 }
 
 /**

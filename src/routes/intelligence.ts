@@ -1,5 +1,5 @@
 /**
- * The derived war view (README "War intelligence"): major orders with their state,
+ * The derived war view (docs/api.md "War intelligence"): major orders with their state,
  * liberation rate and ETA per planet, trend deltas, the event timeline. Computed from
  * the stored rows at each request (never cached): the rules live in SQL (storage/) and in
  * src/war/liberation.ts.
@@ -117,7 +117,7 @@ export const intelligenceRoutes = (context: RouteContext) =>
             detail: {
               summary: 'Major orders with their derived state',
               description:
-                'The war\'s orders, last seen first, with status, tasksDone, expiresAt, completedAt and per-task progress. Rules: README "War intelligence". With lang, title, briefing and description are the texts of that language (null when none was collected), or with lang=all objects {"<code>": text}.',
+                'The war\'s orders, last seen first, with status, tasksDone, expiresAt, completedAt and per-task progress. Rules: docs/api.md "War intelligence". With lang, title, briefing and description are the texts of that language (null when none was collected), or with lang=all objects {"<code>": text}.',
             },
           },
         )
@@ -152,7 +152,7 @@ export const intelligenceRoutes = (context: RouteContext) =>
             detail: {
               summary: 'Liberation rate and ETA per planet',
               description:
-                'Every planet in a current campaign (or the planet asked for): liberation %, its rate over the window, regeneration, player impact, and an ETA to liberation or loss, or stalemate. Formula: README "War intelligence". A planet without ticks in the window is listed with outlook unknown.',
+                'Every planet in a current campaign (or the planet asked for): liberation %, its rate over the window, regeneration, player impact, and an ETA to liberation or loss, or stalemate. Formula: docs/api.md "War intelligence". A planet without ticks in the window is listed with outlook unknown.',
             },
           },
         )

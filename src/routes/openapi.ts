@@ -6,7 +6,7 @@
  * Content-Security-Policy (http/security.ts) allows the service's own origin only.
  *
  * Why not Scalar (@elysiajs/openapi's default viewer, from a CDN at @latest): its npm
- * package pulls ~290 MB of dependencies into the runtime install, against 13 MB here.
+ * npm package pulls a large tree of dependencies into the runtime install.
  */
 import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'

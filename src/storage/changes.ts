@@ -8,7 +8,7 @@
  *   the primary. A process whose listening connection was lost moves every version when
  *   it is back, since it may have missed a notification.
  * Writes made outside the service (a manual SQL backfill) must send the notification too:
- * `SELECT pg_notify('gws_data_changed', 'player-counts')` (README "Operations").
+ * `SELECT pg_notify('gws_data_changed', 'player-counts')` (docs/operations.md).
  */
 import type { Queryable, Sql } from '../db/connect.ts'
 

@@ -2,7 +2,7 @@
 import { t, type Static } from 'elysia'
 import type { Fragment, Sql, Tx } from '../db/connect.ts'
 import { Nullable, selectRow, Timestamp } from './model.ts'
-import { pageWithTotal, type Page, type PageOf } from './query.ts'
+import { pageWithTotal, type Slice, type PageOf } from './query.ts'
 import { localizedColumn, localizedMatch, LocalizedText, type Lang } from './texts.ts'
 
 const Int = (description: string) => t.Integer({ description })
@@ -31,7 +31,7 @@ export const likeLiteral = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c
  * /historical-dispatches: newest first (publication time, then id). With `lang` the
  * message (and what `q` searches) is the text of that language, or of every language.
  */
-function page(sql: Sql, f: { warId: number; since?: number; q?: string; lang?: Lang }, p: Page): Promise<PageOf<LocalizedDispatchRow>> {
+function page(sql: Sql, f: { warId: number; since?: number; q?: string; lang?: Lang }, p: Slice): Promise<PageOf<LocalizedDispatchRow>> {
   const texts = sql`t.war_id = dispatches.war_id AND t.dispatch_id = dispatches.dispatch_id`
   const like = (column: Fragment) => sql`${column} ILIKE ${likeLiteral(f.q ?? '')} ESCAPE '\\'`
   const where = sql`

@@ -2,7 +2,7 @@
 import { t, type Static } from 'elysia'
 import type { Sql, Tx } from '../db/connect.ts'
 import { Nullable, selectRow, Timestamp } from './model.ts'
-import { pageWithTotal, withinRange, type Page, type PageOf, type TimeRange } from './query.ts'
+import { pageWithTotal, withinRange, type Slice, type PageOf, type TimeRange } from './query.ts'
 import { localizedColumn, LocalizedText, type Lang } from './texts.ts'
 
 const Int = (description: string) => t.Integer({ description })
@@ -45,7 +45,7 @@ export const ProgressRow = t.Object(
 export type ProgressRow = Static<typeof ProgressRow>
 
 /** /historical-major-orders: last seen first; every war when `warId` is undefined. With `lang`, the texts of that language (or of every one). */
-function orders(sql: Sql, f: { warId?: number; lang?: Lang }, p: Page): Promise<PageOf<LocalizedMajorOrderRow>> {
+function orders(sql: Sql, f: { warId?: number; lang?: Lang }, p: Slice): Promise<PageOf<LocalizedMajorOrderRow>> {
   const where = f.warId === undefined ? sql`` : sql`WHERE war_id = ${f.warId}`
   const lang = f.lang
   const text = (column: string) => (lang ? localizedColumn(sql, lang, 'major_order_texts', sql`t.order_id32 = major_orders.order_id32`, column) : sql`${sql(column)}`)
@@ -61,7 +61,7 @@ function orders(sql: Sql, f: { warId?: number; lang?: Lang }, p: Page): Promise<
 }
 
 /** /historical-major-orders/:orderId/progress: newest first. */
-function progress(sql: Sql, f: { orderId32: number; range: TimeRange }, p: Page): Promise<PageOf<ProgressRow>> {
+function progress(sql: Sql, f: { orderId32: number; range: TimeRange }, p: Slice): Promise<PageOf<ProgressRow>> {
   const where = sql`WHERE order_id32 = ${f.orderId32} ${withinRange(sql, 'captured_at', f.range)}`
   return pageWithTotal(
     sql<ProgressRow[]>`

@@ -2,7 +2,7 @@
 import { t, type Static } from 'elysia'
 import type { Sql, Tx } from '../db/connect.ts'
 import { selectRow, Timestamp } from './model.ts'
-import type { Page, PageOf, TimeRange } from './query.ts'
+import type { PageOf, Slice, TimeRange } from './query.ts'
 import { invalidateRollups } from './rollups.ts'
 import { timePage, windowEdges } from './time-pages.ts'
 
@@ -30,7 +30,7 @@ const series = (sql: Sql, f: { warId: number; planetIndex: number }) => ({
 })
 
 /** /historical-planet-status: one planet of one war, newest first; counted and located through the hourly rollup. */
-function history(sql: Sql, f: { warId: number; planetIndex: number; range: TimeRange }, p: Page): Promise<PageOf<PlanetStatusRow>> {
+function history(sql: Sql, f: { warId: number; planetIndex: number; range: TimeRange }, p: Slice): Promise<PageOf<PlanetStatusRow>> {
   return timePage<PlanetStatusRow>(sql, series(sql, f), f.range, p, selectRow(sql, PlanetStatusRow, { warID: sql`war_id`, timestamp: sql`captured_at` }))
 }
 
@@ -137,9 +137,8 @@ export async function insert(tx: Tx, at: Date, warId: number, planets: PlanetSta
 /*
  * The tick's neighbours come from the small ticks table, as values: a statement that
  * finds them in the planet rows (a subquery, an open time range) makes the planner plan
- * every chunk of the hypertable, on every tick, at a cost that grows with the history
- * (measured on 90 days of ticks: 1.3 ms of planning for the owner changes, 0.3 ms for
- * the next tick; a few microseconds each this way). Ticks without planet rows are skipped.
+ * every chunk of the hypertable, on every tick, at a cost that grows with the history.
+ * Ticks without planet rows are skipped.
  */
 async function tickBefore(tx: Tx, at: Date, warId: number): Promise<Date | null> {
   const [row] = await tx<{ t: Date | null }[]>`

@@ -8,7 +8,7 @@
 import { t, type Static } from 'elysia'
 import type { Sql, Tx } from '../db/connect.ts'
 import { Nullable, selectRow, Timestamp } from './model.ts'
-import type { Page, PageOf, TimeRange } from './query.ts'
+import type { PageOf, Slice, TimeRange } from './query.ts'
 import { invalidateRollups, PLAYER_COUNT_ROLLUPS } from './rollups.ts'
 import { timePage } from './time-pages.ts'
 
@@ -31,7 +31,7 @@ export const PlayerCountRow = t.Object(
 export type PlayerCountRow = Static<typeof PlayerCountRow>
 
 /** /historical-player-count: newest first, both row shapes; counted and located through the daily and hourly rollups. */
-function history(sql: Sql, f: { range: TimeRange; gameName?: GameName }, p: Page): Promise<PageOf<PlayerCountRow>> {
+function history(sql: Sql, f: { range: TimeRange; gameName?: GameName }, p: Slice): Promise<PageOf<PlayerCountRow>> {
   const series = {
     table: 'player_count_snapshots',
     where: f.gameName ? sql`game_name = ${f.gameName}` : sql`true`,

@@ -8,7 +8,8 @@ export interface TimeRange {
   toExclusive: boolean
 }
 
-export interface Page {
+/** The rows a read takes: `limit` of them after skipping `offset` (a page is one: http/paging.ts). */
+export interface Slice {
   limit: number
   offset: number
 }

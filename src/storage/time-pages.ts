@@ -9,7 +9,7 @@
  * 4.4 M rows and an OFFSET of up to as many).
  */
 import type { Fragment, Sql } from '../db/connect.ts'
-import { withinRange, type Page, type PageOf, type TimeRange } from './query.ts'
+import { withinRange, type Slice, type PageOf, type TimeRange } from './query.ts'
 import { timeBucket } from './rollups.ts'
 
 export interface TimeSeries {
@@ -64,7 +64,7 @@ function spansOf(range: TimeRange, widths: readonly number[]): { level: number; 
  * One page of `series` in `range`, newest first, with the total. `select` gives the row
  * list (FROM the table), `ties` what orders rows of one instant (after `captured_at DESC`).
  */
-export async function timePage<R extends object>(sql: Sql, series: TimeSeries, range: TimeRange, page: Page, select: Fragment[], ties?: Fragment): Promise<PageOf<R>> {
+export async function timePage<R extends object>(sql: Sql, series: TimeSeries, range: TimeRange, page: Slice, select: Fragment[], ties?: Fragment): Promise<PageOf<R>> {
   const { table, where, levels } = series
   const inRange = withinRange(sql, 'captured_at', range)
   const parts = spansOf(range, levels.map((l) => l.seconds))

@@ -8,7 +8,7 @@
 import { t, type Static } from 'elysia'
 import type { Sql } from '../db/connect.ts'
 import { Nullable, Timestamp } from './model.ts'
-import { pageWithTotal, withinRange, type Page, type PageOf, type TimeRange } from './query.ts'
+import { pageWithTotal, withinRange, type Slice, type PageOf, type TimeRange } from './query.ts'
 import { localizedColumn, LocalizedText, type Lang } from './texts.ts'
 
 export const EVENT_TYPES = [
@@ -40,7 +40,7 @@ export type TimelineEvent = Static<typeof TimelineEvent>
  * Events of a war of the given types in `range`, newest first; order states as of `asOf`.
  * With `lang` the page is chosen first and only its rows' texts are looked up.
  */
-function events(sql: Sql, f: { warId: number; types: readonly EventType[]; range: TimeRange; asOf: Date; lang?: Lang }, p: Page): Promise<PageOf<TimelineEvent>> {
+function events(sql: Sql, f: { warId: number; types: readonly EventType[]; range: TimeRange; asOf: Date; lang?: Lang }, p: Slice): Promise<PageOf<TimelineEvent>> {
   const none = sql`NULL::int AS "planetIndex", NULL::text AS "planetName", NULL::int AS "fromOwner", NULL::int AS "toOwner"`
   const noOrder = sql`NULL::bigint AS "orderId32", NULL::text AS title`
   const noDispatch = sql`NULL::bigint AS "dispatchId", NULL::text AS message`

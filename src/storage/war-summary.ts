@@ -3,12 +3,12 @@
  * full-status tick). `WarCounters` is the one declaration of the counters: the history
  * rows, the per-planet statistics rows and the live /war-stats answer are built from it,
  * and so are their SQL column lists. Adding a counter: the feed schema, this model, one
- * migration (README, "Adding a war counter").
+ * migration (docs/architecture.md, "Adding a war counter").
  */
 import { t, type Static } from 'elysia'
 import type { Sql, Tx } from '../db/connect.ts'
 import { columnOf, selectRow, Timestamp } from './model.ts'
-import type { Page, PageOf, TimeRange } from './query.ts'
+import type { PageOf, Slice, TimeRange } from './query.ts'
 import { invalidateRollups } from './rollups.ts'
 import { timePage, windowEdges } from './time-pages.ts'
 
@@ -73,7 +73,7 @@ export type WarSummaryRow = Static<typeof WarSummaryRow>
 const series = (sql: Sql, warId: number) => ({ table: 'war_summary_snapshots', where: sql`war_id = ${warId}`, levels: [{ view: 'war_summary_1d', seconds: 86_400 }] })
 
 /** /historical-war-summary: newest first; counted and located through the daily rollup. */
-function history(sql: Sql, f: { warId: number; range: TimeRange }, p: Page): Promise<PageOf<WarSummaryRow>> {
+function history(sql: Sql, f: { warId: number; range: TimeRange }, p: Slice): Promise<PageOf<WarSummaryRow>> {
   return timePage<WarSummaryRow>(sql, series(sql, f.warId), f.range, p, selectRow(sql, WarSummaryRow, { warID: sql`war_id`, timestamp: sql`captured_at` }))
 }
 

@@ -1,6 +1,6 @@
 /**
- * Liberation rate and ETA of a planet from its stored status ticks (README "Liberation
- * rate and ETA"). Pure: the route reads the ticks, this decides.
+ * Liberation rate and ETA of a planet from its stored status ticks (docs/api.md "War
+ * intelligence"). Pure: the route reads the ticks, this decides.
  *
  * - libPct: (maxHealth - health) / maxHealth × 100 on a planet an enemy holds (100 = liberated),
  *   health / maxHealth × 100 on a planet the players hold (0 = lost).

@@ -6,7 +6,7 @@
 /** An API answer: the body, or why there is none (`absent`: the route answered 404). */
 export type Got<T> = { ok: true; data: T } | { ok: false; absent: boolean; status: number; message: string }
 
-/** Optional routes (issue 14's) found missing: not asked again until the page is reloaded. */
+/** Optional routes  found missing: not asked again until the page is reloaded. */
 const missing = new Set<string>()
 const routeOf = (path: string) => path.split('?')[0]!
 
@@ -122,7 +122,7 @@ export function duration(seconds: number): string {
 
 export const ageOf = (iso: string) => (Date.now() - new Date(iso).getTime()) / 1000
 
-/** Liberation % as the API's planet history defines it (README "Planet history"). */
+/** Liberation % as the API's planet history defines it (docs/api.md "Planet history"). */
 export function libPct(owner: number, health: number, maxHealth: number): number {
   if (maxHealth <= 0) return 0
   const v = owner === 1 ? (health / maxHealth) * 100 : ((maxHealth - health) / maxHealth) * 100

@@ -34,7 +34,7 @@ export function mainPage(app: HTMLElement) {
   const drawLive = () => {
     if (!lastLive) return
     const p = lastLive
-    // Data age: the capture time of the data used when the API gives it (issue 14), else
+    // Data age: the capture time of the data used when the API gives it , else
     // the time of the answer (the feeds behind it are at most 15 s old).
     const at = p.dataCapturedAt ?? p.capturedAt
     const store = (label: string, value: number, source: string) =>
@@ -146,7 +146,7 @@ export function mainPage(app: HTMLElement) {
     )
   })
 
-  // ---- trend deltas of the war summary (issue 14's /war/trends; "not available" before it)
+  // ---- trend deltas of the war summary (/war/trends; "not available" before it)
   every(TRENDS_MS, async () => {
     const got = await api<Trends>('/war/trends', { optional: true })
     if (!got.ok) {

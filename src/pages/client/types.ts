@@ -1,7 +1,4 @@
-/**
- * The API shapes the pages read: the routes of this branch (README "Read API") and the
- * issue-14 routes as fixed by their contract (optional fields: absent until merged).
- */
+/** The API shapes the pages read (docs/api.md; the OpenAPI document at /openapi/json). */
 export interface PlayerCount {
   capturedAt: string
   gameActive: number

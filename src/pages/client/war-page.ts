@@ -1,6 +1,6 @@
 /**
  * War page: galaxy statistics (every 10 s, the spec's cadence), the major orders with
- * their status and tasks (issue 14's /major-orders), and every planet of /war with its
+ * their status and tasks (/major-orders), and every planet of /war with its
  * owner, liberation bar, players and, where /planets/liberation exists, rate and ETA;
  * sortable and filterable by sector, faction and name.
  */

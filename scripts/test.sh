@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# `npm test` (after its pretest `npm install`): run `bun test --timeout 30000 "$@"` (tests start databases and processes: 5 s is too tight on 2 cores) against a real TimescaleDB.
+# `npm test` (after its pretest `npm install`): run every test file with
+# `bun test --timeout 30000` (tests start databases and processes: 5 s is too tight on 2
+# cores) against a real TimescaleDB, TEST_JOBS files at a time.
 #
 # - TEST_DATABASE_URL set: used as is.
 # - Otherwise scripts/testdb.sh starts a fresh throwaway cluster for this run (its own
@@ -12,33 +14,69 @@
 #   line (`typecheck: ok (4.5 s)`, or `typecheck: N errors` followed by the errors). A failed
 #   typecheck fails the run, but the tests still run so both results are seen; the line is
 #   repeated next to the summary. TYPECHECK=0 skips it (e.g. for a quick subset).
-# - Prints `N passed, N failed[, N skipped]` alone on a line from bun's summary (skipped =
-#   bun's "skip" count only), then, when bun counted todo tests, `N todo: ...` on a line of
-#   its own with their names: known bugs pinned by test.todo, which do not fail the run.
-#   Exits non-zero if the typecheck failed, bun failed, any test failed, or no test ran.
-# - TEST_LOG: where bun's output is copied (default: a per-run file under ${TMPDIR:-/tmp}).
+# - Parallel: each test file runs in a `bun test` process of its own (files are independent:
+#   each makes its own scratch database, temp folders and ports); TEST_JOBS of them at once
+#   (default 4: on 2 cores most files wait on databases, processes and drills, not on the
+#   CPU), the longest first (LONG_FILES below), the next file as soon as one ends. Each
+#   file's output is printed in one block when it ends, headed by its name, result and time.
+#   TEST_JOBS=1 runs them one after the other.
+# - Arguments: files or folders choose the test files (other words select the files whose
+#   path contains them, like bun's filters); options (-t PATTERN, --todo, ...) are passed to
+#   every file's `bun test`.
+# - Prints `N passed, N failed[, N skipped]` alone on a line, summed over the files from
+#   bun's summaries (skipped = bun's "skip" count only), then, when bun counted todo tests,
+#   `N todo: ...` on a line of its own with their names: known bugs pinned by test.todo,
+#   which do not fail the run. Failed tests are listed by file just before. Exits non-zero
+#   if the typecheck failed, a file's bun failed, any test failed, or no test ran.
+# - Leaves nothing behind: the run gets a temp folder of its own (TMPDIR for the tests and
+#   their processes, the per-file logs), removed on exit; anything a test left in it is
+#   named in a warning line first. TEST_LOG=FILE keeps a copy of the whole output there.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 1
 export PATH="$ROOT/node_modules/.bin:$PATH"
 
-LOG=${TEST_LOG:-${TMPDIR:-/tmp}/gws-bun-test.$$.log}
 DB_SKIPPED=""
 STARTED_DB=""
+INTERRUPTED=""
 
 say() { printf 'test.sh: %s\n' "$*" >&2; }
 
+# This run's own temp folder: per-file logs in out/, and tmp/, the TMPDIR of the tests and
+# of every process they start (data dirs, spools, Chromium profiles). Removed on exit.
+RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/gws-test.XXXXXX") || { say "cannot make a temp folder in ${TMPDIR:-/tmp}"; exit 1; }
+OUT=$RUN_TMP/out
+TESTS_TMP=$RUN_TMP/tmp
+mkdir -p "$OUT" "$TESTS_TMP" || exit 1
+# TEST_LOG: a copy of everything this run prints (both streams, each kept on its own).
+if [[ -n ${TEST_LOG:-} ]]; then
+  : >"$TEST_LOG" || { say "cannot write TEST_LOG=$TEST_LOG"; exit 1; }
+  exec > >(tee -a "$TEST_LOG") 2> >(tee -a "$TEST_LOG" >&2)
+fi
+WORKERS=()
+
 # shellcheck disable=SC2317  # invoked by the EXIT trap
 cleanup() {
+  local pid f left
+  # Workers still running (an interrupted run): their bun processes first, then themselves.
+  for f in "$RUN_TMP"/bun.*.pid; do
+    [[ -f $f ]] && read -r pid <"$f" 2>/dev/null && kill "$pid" 2>/dev/null
+  done
+  for pid in "${WORKERS[@]}"; do kill "$pid" 2>/dev/null; done
   if [[ -n $STARTED_DB ]]; then
     TESTDB_NAME=$STARTED_DB bash "$ROOT/scripts/testdb.sh" stop </dev/null || say "warning: could not stop test database '$STARTED_DB'"
     STARTED_DB=""
   fi
+  if [[ -z $INTERRUPTED ]]; then
+    left=$(find "$TESTS_TMP" -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null | sort | head -n 20 | paste -sd ' ' -)
+    [[ -n $left ]] && say "warning: the tests left these in their temp folder (a test should remove what it makes; removed now): $left"
+  fi
+  rm -rf -- "$RUN_TMP"
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+trap 'INTERRUPTED=1; exit 130' INT
+trap 'INTERRUPTED=1; exit 143' TERM
 
 if ! command -v bun >/dev/null; then
   say "bun not found (expected node_modules/.bin/bun: run through 'npm test' so its pretest 'npm install' runs)"
@@ -117,8 +155,8 @@ CHROMIUM=${CHROMIUM_PATH:-/usr/bin/chromium}
 if [[ ! -x $CHROMIUM ]]; then
   if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
     say "installing Debian's chromium with apt-get for the browser tests (first run only)"
-    if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >"$LOG.apt" 2>&1 </dev/null; then
-      export BROWSER_SKIP="apt-get could not install chromium (log: $LOG.apt)"
+    if ! (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >"$RUN_TMP/apt.log" 2>&1 </dev/null; then
+      export BROWSER_SKIP="apt-get could not install chromium ($(tail -n 1 "$RUN_TMP/apt.log"))"
     elif [[ ! -x $CHROMIUM ]]; then
       export BROWSER_SKIP="no Chromium at $CHROMIUM, even after apt-get install chromium"
     fi
@@ -128,24 +166,175 @@ if [[ ! -x $CHROMIUM ]]; then
   [[ -n ${BROWSER_SKIP:-} ]] && say "BROWSER TESTS SKIPPED: $BROWSER_SKIP"
 fi
 
-# Bun prints its summary on stderr: capture both streams, keep bun's exit code.
-: >"$LOG" || { say "cannot write $LOG"; exit 1; }
-bun test --timeout 30000 "$@" 2>&1 </dev/null | tee "$LOG"
-bun_rc=${PIPESTATUS[0]}
+# ---------------------------------------------------------------- test files
+# Arguments: options go to every file's bun test (those below take a value); the other
+# words choose files: an existing file or folder, else every test file whose path has it.
+OPTS=()
+SEL=()
+while (($#)); do
+  case $1 in
+    -t | --test-name-pattern | --timeout | --preload | --rerun-each | --reporter | --reporter-outfile | --coverage-reporter | --coverage-dir | --seed | --max-concurrency)
+      OPTS+=("$1"); shift
+      if (($#)); then OPTS+=("$1"); shift; fi ;;
+    -*) OPTS+=("$1"); shift ;;
+    *) SEL+=("$1"); shift ;;
+  esac
+done
 
-# Summary lines look like " 12 pass", " 0 fail", " 1 skip", " 2 todo", "Ran 15 tests across 3 files."
-count() {
-  sed -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$LOG" \
-    | awk -v w="$1" '$0 ~ "^[[:space:]]*[0-9]+ " w "[[:space:]]*$" { n = $1 } END { print n + 0 }'
+# Bun's own test file names, anywhere but node_modules and hidden folders.
+list_tests() {
+  find "${1:-.}" \( -name node_modules -o -name '.?*' \) -prune -o -type f \
+    \( -name '*.test.[jt]s' -o -name '*.test.[jt]sx' -o -name '*.test.[mc][jt]s' -o -name '*_test.[jt]s' \
+    -o -name '*.spec.[jt]s' -o -name '*_spec.[jt]s' \) -print 2>/dev/null | sed 's#^\./##' | sort
 }
-pass=$(count pass)
-fail=$(count fail)
-skip=$(count skip)
-todo=$(count todo)
-ran_line=$(sed -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$LOG" | grep -E '^Ran [0-9]+ tests? across' | tail -n1 || true)
+if ((${#SEL[@]} == 0)); then
+  mapfile -t FILES < <(list_tests .)
+else
+  mapfile -t ALL < <(list_tests .)
+  FILES=()
+  for sel in "${SEL[@]}"; do
+    rel=${sel#./}
+    if [[ -f $rel ]]; then
+      FILES+=("$rel")
+    elif [[ -d $rel ]]; then
+      mapfile -t -O "${#FILES[@]}" FILES < <(list_tests "$rel")
+    else
+      for f in "${ALL[@]}"; do [[ $f == *"$rel"* ]] && FILES+=("$f"); done
+    fi
+  done
+  mapfile -t FILES < <(printf '%s\n' "${FILES[@]}" | awk 'NF && !seen[$0]++')
+fi
+
+# The files that take longest (measured on a 2-core machine, seconds: real outages, kill -9,
+# replicas, the schedule, Chromium) start first, one per worker; the rest follow, largest first.
+LONG_FILES=(
+  test/reliability/outages.test.ts
+  test/e2e/read-replicas.test.ts
+  test/reliability/db-outage.test.ts
+  test/e2e/replicas-and-kill.test.ts
+  test/reliability/fuzz-read-routes.test.ts
+  test/pages/browser.test.ts
+  test/bench/check.test.ts
+  test/reliability/load-while-collecting.test.ts
+  test/reliability/fuzz-collector-routes.test.ts
+  test/collect/schedule.test.ts
+  test/db/backup-restore.test.ts
+)
+ordered() {
+  local f l
+  for l in "${LONG_FILES[@]}"; do
+    for f in "${FILES[@]}"; do [[ $f == "$l" ]] && echo "$f"; done
+  done
+  for f in "${FILES[@]}"; do
+    for l in "${LONG_FILES[@]}"; do [[ $f == "$l" ]] && continue 2; done
+    printf '%s\t%s\n' "$(stat -c %s "$f" 2>/dev/null || echo 0)" "$f"
+  done | sort -t$'\t' -k1,1nr -k2 | cut -f2
+}
+
+JOBS=${TEST_JOBS:-4}
+if ! [[ $JOBS =~ ^[1-9][0-9]*$ ]]; then
+  say "TEST_JOBS must be a whole number >= 1 (got '$JOBS')"
+  exit 1
+fi
+
+# ---------------------------------------------------------------- run
+strip() { sed -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$@"; }
+# A count from bun's summary of one log: " 12 pass", " 0 fail", " 1 skip", " 2 todo".
+count() { strip "$2" | awk -v w="$1" '$0 ~ "^[[:space:]]*[0-9]+ " w "[[:space:]]*$" { n = $1 } END { print n + 0 }'; }
+secs() { awk -v ns="$1" 'BEGIN { printf "%.1f", ns / 1e9 }'; }
+logname() { printf '%s/%s.log' "$OUT" "${1//\//__}"; }
+
+# Pop the next file of the queue (empty when done), under a lock shared by the workers.
+next_file() {
+  (
+    flock 7
+    head -n 1 "$RUN_TMP/queue"
+    sed -i 1d "$RUN_TMP/queue"
+  ) 7>>"$RUN_TMP/queue.lock"
+}
+
+# One file's block, printed whole when it ends (under a lock: blocks never interleave).
+print_block() {
+  local file=$1 log=$2 rc=$3 ns=$4 pass fail skip todo state
+  pass=$(count pass "$log"); fail=$(count fail "$log"); skip=$(count skip "$log"); todo=$(count todo "$log")
+  state=ok
+  ((fail > 0 || rc != 0)) && state=FAILED
+  (
+    flock 8
+    printf '\n── %s: %s, %d pass, %d fail%s%s (%s s) ──\n' "$file" "$state" "$pass" "$fail" \
+      "$( ((skip > 0)) && echo ", $skip skip")" "$( ((todo > 0)) && echo ", $todo todo")" "$(secs "$ns")"
+    # bun's banner, the file's name and its closing counts are in the heading already.
+    strip "$log" | awk -v f="$file:" '
+      NR <= 3 && (/^bun test v/ || $0 == f || /^$/) { next }
+      /^[[:space:]]*[0-9]+ (pass|fail|skip|todo|expect\(\) calls?)[[:space:]]*$/ || /^Ran [0-9]+ tests? across/ { next }
+      /^[[:space:]]*$/ { blank = 1; next }
+      { if (blank && shown) print ""; blank = 0; shown = 1; print }'
+    ((rc != 0 && fail == 0)) && echo "bun exited with code $rc (no failed test counted: an error outside the tests, above)"
+  ) 8>>"$RUN_TMP/print.lock"
+}
+
+worker() {
+  local file log t0 rc ns
+  while file=$(next_file) && [[ -n $file ]]; do
+    log=$(logname "$file")
+    t0=$(date +%s%N)
+    TMPDIR=$TESTS_TMP bun test --timeout 30000 "${OPTS[@]}" "./$file" >"$log" 2>&1 </dev/null &
+    echo $! >"$RUN_TMP/bun.$1.pid"
+    rc=0
+    wait $! || rc=$?
+    ns=$(($(date +%s%N) - t0))
+    printf '%s %s %s\n' "$rc" "$ns" "$file" >"$log.rc"
+    print_block "$file" "$log" "$rc" "$ns"
+  done
+  rm -f "$RUN_TMP/bun.$1.pid"
+}
+
+T0=$(date +%s%N)
+if ((${#FILES[@]} == 0)); then
+  # Nothing matched: bun says so in its own words (and no test ran).
+  say "no test file matches: ${SEL[*]:-(none)}"
+  TMPDIR=$TESTS_TMP bun test --timeout 30000 "${OPTS[@]}" "${SEL[@]}" >"$OUT/none.log" 2>&1 </dev/null
+  printf '%s 0 %s\n' "$?" "(bun test ${SEL[*]})" >"$OUT/none.log.rc"
+  strip "$OUT/none.log"
+else
+  ordered >"$RUN_TMP/queue"
+  ((JOBS > ${#FILES[@]})) && JOBS=${#FILES[@]}
+  say "${#FILES[@]} test file$( ((${#FILES[@]} == 1)) || echo s), $JOBS at a time (TEST_JOBS), longest first"
+  for ((w = 1; w <= JOBS; w++)); do
+    worker "$w" &
+    WORKERS+=($!)
+  done
+  for pid in "${WORKERS[@]}"; do wait "$pid"; done
+  WORKERS=()
+fi
+WALL_NS=$(($(date +%s%N) - T0))
+
+# ---------------------------------------------------------------- summary
+pass=0; fail=0; skip=0; todo=0; bun_failed=(); nfiles=0
+for rcf in "$OUT"/*.log.rc; do
+  [[ -f $rcf ]] || continue
+  log=${rcf%.rc}
+  read -r rc _ name <"$rcf"
+  [[ $name == "("* ]] || nfiles=$((nfiles + 1))
+  pass=$((pass + $(count pass "$log"))); f=$(count fail "$log"); fail=$((fail + f))
+  skip=$((skip + $(count skip "$log"))); todo=$((todo + $(count todo "$log")))
+  ((rc != 0 || f > 0)) && bun_failed+=("$name")
+done
+if ((${#FILES[@]} > 0)) && ((nfiles < ${#FILES[@]})); then
+  say "only $nfiles of ${#FILES[@]} test files ran to the end"
+  bun_failed+=("(files not run)")
+fi
 
 echo
-[[ -n $ran_line ]] || say "no 'Ran N tests across M files' line in bun's output"
+if ((${#bun_failed[@]} > 0)); then
+  echo "Failed (the output of each is in its file's block above):"
+  for name in "${bun_failed[@]}"; do
+    echo "  $name"
+    log=$(logname "$name")
+    [[ -f $log ]] && strip "$log" | sed -n 's/^(fail) /    (fail) /p' | awk '!seen[$0]++' | cut -c1-240
+  done
+fi
+echo "Ran $((pass + fail + skip + todo)) tests across $nfiles files in $(secs "$WALL_NS") s, $JOBS at a time."
 [[ -n $DB_SKIPPED ]] && echo "DATABASE TESTS SKIPPED: no TimescaleDB was available (set TEST_DATABASE_URL to run them)"
 echo "$TYPECHECK_LINE$([[ -n $TYPECHECK_FAILED ]] && echo " (listed at the start of this output)")"
 summary="$pass passed, $fail failed"
@@ -154,18 +343,16 @@ echo "$summary"
 if ((todo > 0)); then
   echo "$todo todo: known bugs pinned by test.todo (not failures; run them with 'bun test --todo'):"
   # bun names each todo test twice (in its file's list and in its closing recap): once here.
-  sed -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$LOG" | sed -n 's/^(todo) /  - /p' | awk '!seen[$0]++' | cut -c1-200
+  cat "$OUT"/*.log 2>/dev/null | strip | sed -n 's/^(todo) /  - /p' | awk '!seen[$0]++' | cut -c1-200
 fi
-say "bun output saved to $LOG"
 
-status=$bun_rc
+status=0
+((${#bun_failed[@]} == 0)) || status=1
 if ((pass + fail == 0)); then
-  echo "NO TESTS RAN: bun executed no test (exit code $bun_rc); failing"
-  status=1
-elif ((fail > 0 && status == 0)); then
+  echo "NO TESTS RAN: bun executed no test; failing"
   status=1
 fi
-((status == 0)) || say "FAILED (bun exit code $bun_rc)"
+((status == 0)) || say "FAILED: ${#bun_failed[@]} test file$( ((${#bun_failed[@]} == 1)) || echo s) failed or did not finish"
 if [[ -n $TYPECHECK_FAILED ]]; then
   say "FAILED: ${TYPECHECK_LINE#typecheck: } in the typecheck"
   ((status != 0)) || status=1

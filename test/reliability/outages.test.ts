@@ -15,7 +15,7 @@ import { SCHEDULE_PATTERNS } from '../../src/collect/schedule.ts'
 import { startSimulator, type Simulator } from '../../src/sim/server.ts'
 import { describeTimescale } from '../support/db.ts'
 import { startOwnTimescale } from '../support/outage.ts'
-import { freshDataDir, startService, type ServiceProcess } from '../support/process.ts'
+import { freshDataDir, removeDataDir, startService, type ServiceProcess } from '../support/process.ts'
 
 const OUTAGE_MS = 45_000
 const FULL_STATUS_CRON = '*/15 * * * * *'
@@ -143,7 +143,7 @@ describeTimescale('database outages, real processes', () => {
   })
 
   test('stopped, then frozen, under read load: every tick stored once with its capture time; 503 within 2 s; every read answered', async () => {
-    const svc = await start({ DATA_DIR: freshDataDir() })
+    const svc = await start({})
     // The planets the planet routes look up (the schedule's war-info runs once a minute).
     expect((await fetch(`${svc.baseUrl}/api/v1/collect/war-info`, { method: 'POST' })).status).toBe(200)
     const fromMs = Date.now()
@@ -227,5 +227,6 @@ describeTimescale('database outages, real processes', () => {
     expect(second.lines.some((l) => l.msg === 'spool: ticks from a previous run will be written')).toBe(true)
     await expectStoredOnce({ 'player-count': kept(first, 'player-count'), 'full-status': kept(first, 'full-status') })
     expect(await second.stop('SIGTERM')).toBe(0)
+    removeDataDir(dataDir)
   }, 180_000)
 })

@@ -1,5 +1,6 @@
 import type { Subprocess } from 'bun'
-import { mkdtempSync } from 'node:fs'
+import { afterAll } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -61,19 +62,58 @@ export async function startListening(cmd: string[], env: Record<string, string>,
   return { proc, port, lines, stderr: () => stderr }
 }
 
-/** A fresh folder for a process's data (spool, embedded database). */
-export const freshDataDir = () => mkdtempSync(join(tmpdir(), 'gws-svc-'))
+/**
+ * Folders made by freshDataDir that still exist: removed after the test file at the latest
+ * (bun runs no process 'exit' handler in tests; a top-level afterAll of this module belongs
+ * to the first file that imports it, which is every file when each runs in a process of its
+ * own, as scripts/test.sh does).
+ */
+const madeDirs = new Set<string>()
+try {
+  afterAll(() => {
+    for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true })
+    madeDirs.clear()
+  })
+} catch {
+  // Not under `bun test` (the benchmark scripts import this module): their callers remove them.
+}
+
+/** Remove a folder made by freshDataDir (its processes must have exited). */
+export function removeDataDir(dir: string) {
+  rmSync(dir, { recursive: true, force: true })
+  madeDirs.delete(dir)
+}
+
+/**
+ * A fresh folder for a process's data (spool, embedded database), in the OS temp folder.
+ * Removed after the test file, if the test has not removed it before (removeDataDir).
+ */
+export const freshDataDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gws-svc-'))
+  madeDirs.add(dir)
+  return dir
+}
 
 /**
  * Start `bun src/main.ts` as a real process with PORT=0 (the "listening" line carries the
- * port), with a DATA_DIR of its own (its spool lives there) unless `env` names one.
+ * port), with a DATA_DIR of its own (its spool lives there, removed once the process has
+ * exited) unless `env` names one (then the test owns that folder).
  */
 export async function startService(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
-  const { proc, port, lines } = await startListening(
-    [process.execPath, 'src/main.ts'],
-    { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', DATA_DIR: freshDataDir(), ...env },
-    timeoutMs,
-  )
+  const ownDir = env.DATA_DIR === undefined ? freshDataDir() : null
+  let started: Listening
+  try {
+    started = await startListening(
+      [process.execPath, 'src/main.ts'],
+      { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...(ownDir ? { DATA_DIR: ownDir } : {}), ...env },
+      timeoutMs,
+    )
+  } catch (err) {
+    if (ownDir) removeDataDir(ownDir)
+    throw err
+  }
+  const { proc, port, lines } = started
+  if (ownDir) void proc.exited.then(() => removeDataDir(ownDir))
   return {
     proc,
     baseUrl: `http://127.0.0.1:${port}`,

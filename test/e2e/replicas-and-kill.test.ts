@@ -74,22 +74,28 @@ describeTimescale('service processes on one database', () => {
     const reserved = await blocker.reserve()
     await reserved`BEGIN`
     await reserved`LOCK TABLE dispatches IN ACCESS EXCLUSIVE MODE`
-    await Bun.sleep(11_000) // a new war time, so the tick is not a repeat
+    sim.control.advance(11) // a new war time (10 s steps), so the tick is not a repeat
     const pending = fetch(`${svc.baseUrl}/api/v1/collect/full-status`, { method: 'POST' }).catch(() => null)
     for (let i = 0; i < 100; i++) {
-      const [w] = await sql`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = 'galactic-war-stats'`
+      const [w] = await sql`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = 'galactic-war-stats' AND datname = current_database()`
       if (w) break
       await Bun.sleep(100)
     }
-    const waiting = await sql`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = 'galactic-war-stats'`
+    const waiting = await sql`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = 'galactic-war-stats' AND datname = current_database()`
     expect(waiting.length).toBe(1)
     await svc.stop('SIGKILL')
     await pending
     await reserved`ROLLBACK`
     reserved.release()
     await blocker.end()
-    // The backend notices its client is gone and aborts: nothing of the tick remains.
-    await Bun.sleep(500)
+    // The backend notices its client is gone and aborts: once the killed process's backends
+    // are gone (this database is this file's: other files run at the same time), nothing of
+    // the tick remains.
+    for (let i = 0; i < 100; i++) {
+      const [left] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'galactic-war-stats' AND datname = current_database()`
+      if (left!.n === 0) break
+      await Bun.sleep(100)
+    }
     const after = await one(sql<{ ticks: number; planets: number }[]>`
       SELECT (SELECT count(*) FROM full_status_ticks) AS ticks, (SELECT count(*) FROM planet_status_snapshots) AS planets`)
     expect(after).toEqual(before)

@@ -125,7 +125,8 @@ describe('cache', () => {
     const { upstream, client, stats } = setup()
     upstream.hold()
     const calls = Array.from({ length: 10 }, () => client.status(801))
-    await Bun.sleep(1)
+    for (let i = 0; i < 20 && upstream.requests.length === 0; i++) await Promise.resolve()
+    expect(upstream.requests).toHaveLength(1) // held upstream: the ten calls wait on one request
     upstream.release()
     const results = await Promise.all(calls)
     expect(upstream.requests).toHaveLength(1)

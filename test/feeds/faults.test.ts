@@ -133,12 +133,16 @@ describe('community client', () => {
   })
 
   test('429 with Retry-After: no further request inside the penalty window', async () => {
-    const client = community()
+    // The client's own clock, moved by the test: the window ends exactly 1 s after the 429.
+    let t = Date.now()
+    const client = createCommunityClient({ baseUrl: sim.communityUrl, timeoutMs: TIMEOUT_MS, superClient: 'galactic-war-stats/test', superContact: 'test@example.invalid', now: () => t })
     sim.control.addFault({ kind: 'rate_limit', feed: 'community', retryAfterS: 1, count: 1 })
     expect(await failure(client.planets())).toMatchObject({ feed: 'community', reason: 'rate_limited', status: 429, retryAfterS: 1 })
     expect(await failure(client.planets())).toMatchObject({ reason: 'rate_limited', status: undefined })
+    t += 999
+    expect(await failure(client.planets())).toMatchObject({ reason: 'rate_limited', status: undefined, retryAfterS: 1 })
     expect(sim.control.requests()['community:planets']).toBe(1)
-    await Bun.sleep(1050)
+    t += 1
     expect((await client.planets()).data.length).toBe(261)
     expect(sim.control.requests()['community:planets']).toBe(2)
   })

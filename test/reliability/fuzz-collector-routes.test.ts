@@ -13,9 +13,7 @@
  * (run them with `bun test --todo`).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { buildApp, type App } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
@@ -320,15 +318,28 @@ describe('request bodies (the routes take none)', () => {
 describe('request bodies over 64 KiB, on the real server', () => {
   let svc: ServiceProcess
   let realSim: Simulator
-  const dataDir = mkdtempSync(join(tmpdir(), 'gws-fuzz-body-'))
-  /** Collector runs the process has logged (stdout is read asynchronously: settle() waits for it). */
-  const requests = () => svc.lines.filter((l) => String(l.msg).startsWith('collector run')).length
-  const settle = () => Bun.sleep(250)
+  /** Runs of a collector the process has logged so far (stdout is read asynchronously: see runsSince). */
+  const runs = (collector: string) => svc.lines.filter((l) => String(l.msg).startsWith('collector run') && l.collector === collector).length
+  const requests = () => runs('player-count')
+  /**
+   * Player-count runs logged since `before`, counted once a war-info run requested after
+   * them is in the log: stdout is one ordered stream, so every line of the earlier requests
+   * has been read by then (no fixed wait).
+   */
+  const runsSince = async (before: number) => {
+    const markers = runs('war-info')
+    const res = await fetch(`${svc.baseUrl}/api/v1/collect/war-info`, { method: 'POST', headers: { 'x-collector-secret': SECRET } })
+    expect(res.status).toBe(200)
+    await res.text()
+    for (const t0 = Date.now(); runs('war-info') === markers; await Bun.sleep(5)) {
+      if (Date.now() - t0 > 10_000) throw new Error('the war-info run was not logged within 10 s')
+    }
+    return requests() - before
+  }
 
   beforeAll(async () => {
     realSim = startSimulator({ port: 0, seed: 5, speed: 0 })
     svc = await startService({
-      DATA_DIR: dataDir,
       SCHEDULE_ENABLED: 'false',
       COLLECTOR_SECRET: SECRET,
       UPSTREAM_URL: realSim.upstreamUrl,
@@ -340,7 +351,6 @@ describe('request bodies over 64 KiB, on the real server', () => {
   afterAll(async () => {
     await svc?.stop()
     await realSim?.stop()
-    rmSync(dataDir, { recursive: true, force: true })
   })
 
   const answerOf = async (res: Response): Promise<Answer> => {
@@ -374,11 +384,10 @@ describe('request bodies over 64 KiB, on the real server', () => {
             : bytes
           const before = requests()
           const res = await answerOf(await postBody(body, { 'content-type': type }))
-          await settle()
           // An empty stream goes out as Content-Length: 0 (checked): no body, like size 0 unchunked.
           // A stream's length is not known before it is read, and it is not read.
           const status = size === 0 ? 200 : chunked ? 411 : size <= MAX_BODY_BYTES ? 400 : 413
-          expect({ size, chunked, status: res.status, runs: requests() - before }).toEqual({ size, chunked, status, runs: status === 200 ? 1 : 0 })
+          expect({ size, chunked, status: res.status, runs: await runsSince(before) }).toEqual({ size, chunked, status, runs: status === 200 ? 1 : 0 })
           expectSecurityHeaders(res, { collector: true })
           if (status !== 200) expectErrorEnvelope(res, [])
         },
@@ -402,8 +411,7 @@ describe('request bodies over 64 KiB, on the real server', () => {
           }),
         )
         const answer = await answerOf(res)
-        await settle()
-        expect({ status: answer.status, runs: requests() - before }).toEqual({ status: 411, runs: 0 })
+        expect({ status: answer.status, runs: await runsSince(before) }).toEqual({ status: 411, runs: 0 })
         expectErrorEnvelope(answer, [])
       }
     },

@@ -19,11 +19,15 @@ describe('living war', () => {
     expect(dt).toBe(Math.floor(((HOUR + 10.06) * WAR_TIME_RATE) / STEP_S) * STEP_S)
   })
 
-  test('speed scales wall time', async () => {
-    const world = new World({ seed: 1, speed: 2000 })
+  test('speed scales wall time', () => {
+    // The world's clock is injected: 60 ms of it at speed 2000 are 120 simulated seconds.
+    let wall = Date.parse('2026-01-01T00:00:00Z')
+    const world = new World({ seed: 1, speed: 2000, now: () => wall })
     const t0 = world.state().time
-    await Bun.sleep(60)
-    expect(world.state().time - t0).toBeGreaterThanOrEqual(100)
+    wall += 60
+    expect(world.state().time - t0).toBe(Math.floor((120 * WAR_TIME_RATE) / STEP_S) * STEP_S)
+    wall += 60
+    expect(world.state().time - t0).toBe(Math.floor((240 * WAR_TIME_RATE) / STEP_S) * STEP_S)
   })
 
   test('deterministic for a seed; different seeds differ', () => {

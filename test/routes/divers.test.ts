@@ -4,7 +4,6 @@
  * stats equal to a direct computation over the raw rows.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { bucketSecondsFor, rollupLevelFor } from '../../src/services/divers.ts'
 import type { Sql } from '../../src/db/connect.ts'
 import { openEmbeddedTestDatabase } from '../support/db.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
@@ -39,31 +38,6 @@ async function rawFigures(sql: Sql, source: 'api' | 'pcstore', from: Date, to: D
     n: agg!.n,
   }
 }
-
-test('bucket widths: multiples of 300 s, whole hours from 1 h, whole days from 1 d; about 200 buckets', () => {
-  expect(bucketSecondsFor(0)).toBe(300)
-  expect(bucketSecondsFor(86_400)).toBe(600)
-  expect(bucketSecondsFor(7 * 86_400)).toBe(3300)
-  expect(bucketSecondsFor(30 * 86_400)).toBe(14_400)
-  expect(bucketSecondsFor(90 * 86_400)).toBe(39_600)
-  expect(bucketSecondsFor(400 * 86_400)).toBe(2 * 86_400)
-  for (const span of [3600, 86_400, 604_800, 2_592_000, 7_776_000, 31_536_000, 123_456_789]) {
-    const w = bucketSecondsFor(span)
-    expect(w % 300).toBe(0)
-    if (w >= 3600) expect(w % 3600).toBe(0)
-    if (w >= 86_400) expect(w % 86_400).toBe(0)
-    if (span >= 86_400) {
-      expect(span / w).toBeGreaterThan(95)
-      expect(span / w).toBeLessThanOrEqual(200)
-    }
-  }
-  // The coarsest rollup dividing the width.
-  expect(rollupLevelFor(600)).toBe(0)
-  expect(rollupLevelFor(3300)).toBe(0)
-  expect(rollupLevelFor(14_400)).toBe(1)
-  expect(rollupLevelFor(39_600)).toBe(1)
-  expect(rollupLevelFor(2 * 86_400)).toBe(2)
-})
 
 describeOnEachDatabase('diver history', (target) => {
   let h: Harness

@@ -4,21 +4,12 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { refreshRollups } from '../../src/storage/rollups.ts'
-import { libPct } from '../../src/services/planet-history.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
 import { seedPlanetStatus, seedWarsAndLookups } from '../support/seed.ts'
 import { errorOf, openHarness, type Harness } from './helpers.ts'
 
 const HOUR = 3_600_000
 const MAX = 1_000_000
-
-test('libPct: human planets count health up, others count it down; 4 decimals', () => {
-  expect(libPct(1, 250_000, MAX)).toBe(25)
-  expect(libPct(2, 250_000, MAX)).toBe(75)
-  expect(libPct(3, 123_456, MAX)).toBe(87.6544)
-  expect(libPct(1, 1, 3)).toBe(33.3333)
-  expect(libPct(2, 0, 0)).toBe(0)
-})
 
 describeOnEachDatabase('planet history', (target) => {
   let h: Harness

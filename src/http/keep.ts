@@ -95,7 +95,8 @@ const PENDING = Symbol('keep.pending')
 interface Pending {
   full: string
   atMs: number
-  edges: Promise<WindowEdges> | null
+  /** The window's edge rows, read before the handler runs (windows ending now only). */
+  edges: WindowEdges | null
   settle: (entry: Entry | null) => void
 }
 
@@ -149,9 +150,17 @@ export class Keeper {
             introspect(hook: { response?: unknown }) {
               route = new RouteKeep(keeper, rule, okSchemaOf(hook.response))
             },
+            // Elysia awaits a hook whose text shows a call or `async`: the first may wait (a
+            // running computation, an async key, the window's edges), the others never do.
             beforeHandle: async (c: Ctx) => route!.before(c),
-            afterHandle: async (c: Ctx) => route!.after(c),
-            error: (c: Ctx) => route!.failed(c),
+            afterHandle(c: Ctx) {
+              const kept = route!
+              return kept.after(c)
+            },
+            error(c: Ctx) {
+              const kept = route!
+              kept.failed(c)
+            },
           }
           // Hooks on the route's own context: they add nothing to its type.
           return hooks as {}
@@ -255,21 +264,30 @@ class RouteKeep {
     return this.start(c, full, atMs)
   }
 
-  private start(c: Ctx, full: string, atMs: number): undefined {
+  private start(c: Ctx, full: string, atMs: number): Promise<undefined> | undefined {
     this.keeper.stats.computed++
-    const windowed = this.rule.window && this.rule.window.spanMs(c) !== undefined
-    const pending: Pending = { full, atMs, edges: windowed ? this.rule.window!.edges(c) : null, settle: this.keeper.begin(full) }
-    // Read only if the handler succeeds: a failed read must not be an unhandled rejection.
-    pending.edges?.catch(() => {})
+    const pending: Pending = { full, atMs, edges: null, settle: this.keeper.begin(full) }
     c[PENDING] = pending
-    return undefined
+    if (!this.rule.window || this.rule.window.spanMs(c) === undefined) return undefined
+    // The edges first: then the handler's value is answered as soon as it is there.
+    return this.rule.window.edges(c).then(
+      (edges) => {
+        pending.edges = edges
+        return undefined
+      },
+      (err) => {
+        c[PENDING] = undefined
+        pending.settle(null)
+        throw err
+      },
+    )
   }
 
   /**
    * After the handler: its value encoded by the schema and answered, and kept when this
    * request started a computation (not when nothing could be kept: no version) and it holds.
    */
-  after(c: Ctx): Response | Promise<Response> | undefined {
+  after(c: Ctx): Response | undefined {
     const pending: Pending | undefined = c[PENDING]
     c[PENDING] = undefined
     const value = c.responseValue
@@ -278,14 +296,7 @@ class RouteKeep {
       return undefined
     }
     try {
-      if (!pending?.edges) return this.finish(c, pending, value, null)
-      return pending.edges.then(
-        (edges) => this.finish(c, pending, value, edges),
-        (err) => {
-          pending.settle(null)
-          throw err
-        },
-      )
+      return this.finish(c, pending, value, pending?.edges ?? null)
     } catch (err) {
       pending?.settle(null)
       throw err

@@ -4,7 +4,7 @@
  *
  *   git worktree add /tmp/before <commit>        # the checkout to compare with
  *   ln -s "$PWD/node_modules" /tmp/before/node_modules
- *   bun scripts/compare-responses.ts /tmp/before
+ *   npx bun scripts/compare-responses.ts /tmp/before
  *
  * Each side builds its own app through its own test harness (test/routes/helpers.ts), on
  * its own embedded database seeded by its own test/support/seed.ts with the same fixed
@@ -68,11 +68,12 @@ async function answersOf(root: string): Promise<Map<string, Answer>> {
   const h = await openHarness({ simulator: sim, now, readOptions: { now } })
   await seedAll(h.db.sql, h.db.info.edition, NOW)
   const out = new Map<string, Answer>()
-  for (const path of PATHS) {
+  // Each path twice: the second answer is the kept one where the route keeps answers.
+  for (const [path, key] of PATHS.flatMap((p) => [[p, p], [p, `${p} (again)`]])) {
     // The harness parses JSON bodies; the service writes them with JSON.stringify, so
     // stringifying the parsed value gives back the same bytes (key order included).
-    const res = (await h.get(path)) as { status: number; headers: Headers; body: unknown }
-    out.set(path, { status: res.status, headers: pick(res.headers), body: unclocked(typeof res.body === 'string' ? res.body : JSON.stringify(res.body)) })
+    const res = (await h.get(path!)) as { status: number; headers: Headers; body: unknown }
+    out.set(key!, { status: res.status, headers: pick(res.headers), body: unclocked(typeof res.body === 'string' ? res.body : JSON.stringify(res.body)) })
   }
   const app = buildApp((h as unknown as { deps: unknown }).deps)
   for (const path of APP_PATHS) {
@@ -84,7 +85,12 @@ async function answersOf(root: string): Promise<Map<string, Answer>> {
   return out
 }
 
-const pick = (h: Headers) => Object.fromEntries(['cache-control', 'content-type', 'etag'].map((k) => [k, h.get(k)]))
+/**
+ * Documented differences (CHANGELOG), not compared: the kept JSON answers' one Content-Type
+ * value, `application/json; charset=utf-8`, was written without the space on some routes.
+ */
+const documented = (name: string, value: string | null) => (name === 'content-type' ? value?.replace('application/json;charset=utf-8', 'application/json; charset=utf-8') ?? null : value)
+const pick = (h: Headers) => Object.fromEntries(['cache-control', 'content-type', 'etag'].map((k) => [k, documented(k, h.get(k))]))
 
 const other = process.argv[2]
 if (!other) {
@@ -94,7 +100,8 @@ if (!other) {
 const here = resolve(import.meta.dir, '..')
 const [before, after] = [await answersOf(resolve(other)), await answersOf(here)]
 let differ = 0
-for (const path of [...PATHS, ...APP_PATHS]) {
+const ALL = [...PATHS.flatMap((p) => [p, `${p} (again)`]), ...APP_PATHS]
+for (const path of ALL) {
   const a = before.get(path)!
   const b = after.get(path)!
   const same = JSON.stringify(a) === JSON.stringify(b)
@@ -103,6 +110,6 @@ for (const path of [...PATHS, ...APP_PATHS]) {
     process.stdout.write(`DIFFERS ${path}\n  before: ${a.status} ${JSON.stringify(a.headers)} ${a.body.slice(0, 300)}\n  after:  ${b.status} ${JSON.stringify(b.headers)} ${b.body.slice(0, 300)}\n`)
   }
 }
-const total = PATHS.length + APP_PATHS.length
+const total = ALL.length
 process.stdout.write(`${total - differ} of ${total} requests answered identically (status, headers, body bytes)\n`)
 process.exit(differ ? 1 : 0)

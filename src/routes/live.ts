@@ -51,11 +51,11 @@ type Aged = { dataCapturedAt: Date | null }
 export const liveRoutes = (context: RouteContext) =>
   new Elysia({ name: 'routes/live', detail: { tags: ['live'] } })
     .use(context)
-    .get('/player-count', ({ live, warId, at }) => live.playerCount(warId, at), {
+    .get('/player-count', ({ live, warId, at, request }) => live.playerCount(warId, at, request), {
       response: { 200: PlayerCount },
       // Kept per pair of feed answers; only the capture time and the data's age move per request.
       keep: {
-        version: ({ live, warId }: C) => live.playerCountVersion(warId),
+        version: ({ live, warId, request }: C) => live.playerCountVersion(warId, request),
         fresh: { capturedAt: ({ at }: C) => at, dataAgeSeconds: ({ live, at }: C, kept: Aged) => live.ageAt(kept, at) },
       },
       detail: {
@@ -63,9 +63,9 @@ export const liveRoutes = (context: RouteContext) =>
         description: 'Live players from the upstream war status (gameActive) and the PC store (game1, game2), fetched concurrently. A failed feed gives 0 for its figures and "unavailable" in sources; never a 503.',
       },
     })
-    .get('/war-stats', ({ live, warId, at }) => live.warStats(warId, at), {
+    .get('/war-stats', ({ live, warId, at, request }) => live.warStats(warId, at, request), {
       response: { 200: WarStats, 503: errorResponses[503] },
-      keep: { version: ({ live, warId }: C) => live.warStatsVersion(warId), fresh: { dataAgeSeconds: ({ live, at }: C, kept: Aged) => live.ageAt(kept, at) } },
+      keep: { version: ({ live, warId, request }: C) => live.warStatsVersion(warId, request), fresh: { dataAgeSeconds: ({ live, at }: C, kept: Aged) => live.ageAt(kept, at) } },
       detail: {
         summary: 'Live galaxy war statistics',
         description: 'Cumulative galaxy statistics from the upstream war summary of the configured war, through the throttled client (15 s cache). 503 when the upstream is unreachable.',

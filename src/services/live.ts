@@ -7,7 +7,7 @@
 import type { Feeds } from '../feeds/index.ts'
 import { pcstoreCounts, type PcstoreCounts } from '../feeds/pcstore.ts'
 import type { Fetched } from '../feeds/throttle.ts'
-import { GALAXY_COUNTER_NAMES, GalaxyStatsSchema, type WarStatus } from '../feeds/upstream.ts'
+import { GALAXY_COUNTER_NAMES, GalaxyStatsSchema, type WarStatus, type WarSummary } from '../feeds/upstream.ts'
 import { COUNTER_KEYS, countersOf, type WarCounters } from '../storage/war-summary.ts'
 import { ageSeconds, dataAge } from '../war/data-age.ts'
 
@@ -25,14 +25,23 @@ const oldestOf = (times: (Date | null)[]): Date | null => {
   return known.length ? new Date(Math.min(...known.map((d) => d.getTime()))) : null
 }
 
+/**
+ * Each request reads the feeds' caches once (every read counts as a cache hit in
+ * /health/throttle): the answers a request's version was read from are the ones its
+ * computation uses, by request.
+ */
 export class LiveService {
+  private readonly freshCounts = new WeakMap<Request, { status: Fetched<WarStatus>; pc: PcstoreCounts }>()
+  private readonly freshSummaries = new WeakMap<Request, Fetched<WarSummary>>()
+
   constructor(private readonly feeds: Feeds) {}
 
   /** The version of the player count: the fetch times of the feed answers it reads while all are fresh, else undefined. */
-  playerCountVersion(warId: number): string | undefined {
+  playerCountVersion(warId: number, request: Request): string | undefined {
     const status = this.feeds.upstream.freshStatus(warId)
     const pc = pcstoreCounts(this.feeds.pcstore)
     if (!status || pc instanceof Promise) return undefined
+    this.freshCounts.set(request, { status, pc })
     return `${timeOf(status.fetchedAt)}/${timeOf(pc.fetchedAt.game1)}/${timeOf(pc.fetchedAt.game2)}`
   }
 
@@ -40,7 +49,9 @@ export class LiveService {
    * Both feeds at once (each answers from its cache while fresh); a failed feed makes only
    * its own figures unavailable.
    */
-  async playerCount(warId: number, at: Date) {
+  async playerCount(warId: number, at: Date, request: Request) {
+    const read = this.freshCounts.get(request)
+    if (read) return playerCountOf(read.status, read.pc, at)
     const [status, pc] = await Promise.all([
       this.feeds.upstream.freshStatus(warId) ?? this.feeds.upstream.status(warId).catch(() => null),
       pcstoreCounts(this.feeds.pcstore),
@@ -49,13 +60,16 @@ export class LiveService {
   }
 
   /** The version of the galaxy statistics: the fetch time of the summary while fresh. */
-  warStatsVersion(warId: number): number | undefined {
-    return this.feeds.upstream.freshSummary(warId)?.fetchedAt.getTime()
+  warStatsVersion(warId: number, request: Request): number | undefined {
+    const summary = this.feeds.upstream.freshSummary(warId)
+    if (!summary) return undefined
+    this.freshSummaries.set(request, summary)
+    return summary.fetchedAt.getTime()
   }
 
   /** The upstream summary's galaxy statistics. An unreachable upstream throws FeedUnavailableError (503). */
-  async warStats(warId: number, at: Date) {
-    const { data, fetchedAt } = this.feeds.upstream.freshSummary(warId) ?? (await this.feeds.upstream.summary(warId))
+  async warStats(warId: number, at: Date, request: Request) {
+    const { data, fetchedAt } = this.freshSummaries.get(request) ?? this.feeds.upstream.freshSummary(warId) ?? (await this.feeds.upstream.summary(warId))
     const counters = countersOf(data.galaxy_stats, GALAXY_COUNTER_NAMES)
     return { at: fetchedAt, ...dataAge(fetchedAt, at), stats: Object.fromEntries(GALAXY_STATS.map((k) => [k, counters[k]])) as Pick<WarCounters, (typeof GALAXY_STATS)[number]> }
   }

@@ -97,17 +97,11 @@ export interface PcstoreCounts {
 export function pcstoreCounts(client: PcstoreClient, opts?: GetOptions): PcstoreCounts | Promise<PcstoreCounts> {
   const game1 = client.freshPlayers(PCSTORE_APP_IDS.game1)
   const game2 = client.freshPlayers(PCSTORE_APP_IDS.game2)
-  if (game1 && game2) {
-    // The cache hands out one answer object per entry: the same two make the same counts.
-    if (lastFresh?.game1 !== game1 || lastFresh.game2 !== game2) lastFresh = { game1, game2, counts: countsOf(game1, game2) }
-    return lastFresh.counts
-  }
+  if (game1 && game2) return countsOf(game1, game2)
   return Promise.allSettled([game1 ?? client.currentPlayers(PCSTORE_APP_IDS.game1, opts), game2 ?? client.currentPlayers(PCSTORE_APP_IDS.game2, opts)]).then(
     ([r1, r2]) => countsOf(r1.status === 'fulfilled' ? r1.value : null, r2.status === 'fulfilled' ? r2.value : null),
   )
 }
-
-let lastFresh: { game1: Fetched<number>; game2: Fetched<number>; counts: PcstoreCounts } | undefined
 
 const countsOf = (game1: Fetched<number> | null, game2: Fetched<number> | null): PcstoreCounts => ({
   game1: game1?.data ?? null,

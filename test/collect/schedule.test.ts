@@ -2,7 +2,7 @@
  * The cron plugin the schedule is built on: firings, overrun skips (logged and counted),
  * failures, stop. On bun's fake clock (timers and Date): croner's own timers fire as the
  * test moves time, so the counts are exact. The schedule against real seconds is drilled
- * with real processes (test/e2e/replicas-and-kill.test.ts, test/reliability/outages.test.ts).
+ * with real processes (test/e2e/replicas-and-kill.test.ts, test/reliability/db-outage-service-*.test.ts).
  */
 import { afterEach, beforeEach, expect, jest, test } from 'bun:test'
 import { Elysia } from 'elysia'

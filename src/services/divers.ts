@@ -103,13 +103,16 @@ export class DiverHistoryService {
   /**
    * Which series serves a fixed range. Short ranges: api whenever it has a row in the
    * window; long ranges: api when it covers the window start (its first bucket). Otherwise
-   * pcstore when it has a row in the window, else api.
+   * pcstore when it has a row in the window, else api. Both series are asked at once: one
+   * round trip whichever answers.
    */
   private async sourceForWindow(range: DiverRange, from: Date, widthS: number, to: Date): Promise<DiverSource> {
     const q = this.q
-    const api = SHORT_RANGES.includes(range) ? await q.hasRowIn('api', from, to) : await q.hasRowAtOrBefore('api', new Date(from.getTime() + widthS * 1000))
-    if (api) return 'api'
-    return (await q.hasRowIn('pcstore', from, to)) ? 'pcstore' : 'api'
+    const [api, pcstore] = await Promise.all([
+      SHORT_RANGES.includes(range) ? q.hasRowIn('api', from, to) : q.hasRowAtOrBefore('api', new Date(from.getTime() + widthS * 1000)),
+      q.hasRowIn('pcstore', from, to),
+    ])
+    return api || !pcstore ? 'api' : 'pcstore'
   }
 
   /** The diver history of `range` as of `to`, from the stored rows. */

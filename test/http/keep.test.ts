@@ -148,6 +148,44 @@ describe('keep', () => {
     expect(a.runs).toBe(6)
   })
 
+  test('a request that joins a computation of an earlier moment uses it only if it holds at its own; else it computes', async () => {
+    const t0 = Date.parse('2026-06-01T00:00:00Z')
+    let release: () => void = () => {}
+    const gate = new Promise<void>((r) => (release = r))
+    const a = keptApp(
+      { datasets: ['planet-status'], window: { spanMs: () => 60_000, edges: async () => ({ oldest: new Date(t0 - 59_000), newest: new Date(t0 - 1000) }) } },
+      async ({ at }) => {
+        if (at.getTime() === t0) await gate
+        return { n: 1, at, label: 'x' }
+      },
+    )
+    const first = a.get()
+    await Bun.sleep(5)
+    // 2 s later the window's start has passed the oldest row: the first computation does not hold.
+    a.clock = new Date(t0 + 2000)
+    const second = a.get()
+    await Bun.sleep(5)
+    release()
+    const [r1, r2] = await Promise.all([first, second])
+    expect(JSON.parse(r1.text).at).toBe(new Date(t0).toISOString())
+    expect(JSON.parse(r2.text).at).toBe(new Date(t0 + 2000).toISOString())
+    expect(a.runs).toBe(2)
+  })
+
+  test('a key or edges that fail are the request\'s error, and leave nothing waiting', async () => {
+    let failKey = true
+    const a = keptApp({ datasets: ['war'], key: async () => (failKey ? Promise.reject(new Error('database unavailable')) : 'k') })
+    expect((await a.get()).status).toBe(500)
+    failKey = false
+    expect((await a.get()).status).toBe(200)
+    let failEdges = true
+    const b = keptApp({ datasets: ['war'], window: { spanMs: () => 1000, edges: async () => (failEdges ? Promise.reject(new Error('gone')) : { oldest: null, newest: null }) } })
+    const [x, y] = await Promise.all([b.get(), b.get()])
+    expect([x.status, y.status]).toEqual([500, 500])
+    failEdges = false
+    expect((await b.get()).status).toBe(200)
+  })
+
   test('HTTP-cached: Cache-Control and a strong ETag, 304 on a match, reused within the TTL only', async () => {
     const a = keptApp({ datasets: ['war'], http: 'war' })
     const first = await a.get()

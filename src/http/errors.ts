@@ -3,6 +3,7 @@ import { isDatabaseUnavailable } from '../db/connect.ts'
 import { FeedUnavailableError } from '../feeds/errors.ts'
 import { errorText, type Logger } from '../log.ts'
 import { NotCurrentWarError } from '../war/current-war.ts'
+import { abandonComputation } from './keep.ts'
 import { CACHE_CONTROL } from './security.ts'
 
 /** The body of every error answer. */
@@ -22,7 +23,10 @@ export const errorResponses = {
 export const errorHandling = (log: Logger) =>
   new Elysia({ name: 'http/errors' })
     .error({ FeedUnavailableError, NotCurrentWarError })
-    .onError({ as: 'global' }, ({ code, error, set, path }) => {
+    .onError({ as: 'global' }, (c) => {
+      const { code, error, set, path } = c
+      // Before anything answers: a kept answer this request was computing is abandoned.
+      abandonComputation(c)
       set.headers['cache-control'] = CACHE_CONTROL.noStore
       switch (code) {
         case 'VALIDATION': {

@@ -87,7 +87,7 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 const NO_STORE_HEADERS = { 'content-type': JSON_TYPE, 'cache-control': CACHE_CONTROL.noStore }
 const HOLE = (i: number) => `\u0001hole${i}\u0001`
 
-/** What the kept answers hold at most: entries, and bytes of their bodies. */
+/** What the kept answers hold at most: entries, and what they weigh together (weightOf). */
 const LIMITS = { entries: 2048, bytes: 32 * 1024 * 1024 }
 
 /** The per-request state of a route whose answer is being computed (on the Elysia context). */
@@ -150,16 +150,13 @@ export class Keeper {
             introspect(hook: { response?: unknown }) {
               route = new RouteKeep(keeper, rule, okSchemaOf(hook.response))
             },
-            // Elysia awaits a hook whose text shows a call or `async`: the first may wait (a
-            // running computation, an async key, the window's edges), the others never do.
+            // Elysia awaits a hook whose text shows `async` or returns a call: the first may
+            // wait (a running computation, an async key, the window's edges); the second never
+            // does, so it is written to run in line on every answer, kept ones included.
             beforeHandle: async (c: Ctx) => route!.before(c),
             afterHandle(c: Ctx) {
-              const kept = route!
-              return kept.after(c)
-            },
-            error(c: Ctx) {
-              const kept = route!
-              kept.failed(c)
+              const answer = route!.after(c)
+              return answer
             },
           }
           // Hooks on the route's own context: they add nothing to its type.
@@ -203,7 +200,20 @@ export class Keeper {
   }
 }
 
-const weightOf = (e: Entry) => e.bytes?.byteLength ?? e.parts.reduce((n, p) => n + p.length, 0)
+/** What an entry weighs: its body (bytes, or characters of its parts), twice when its decoded value is kept beside it. */
+const weightOf = (e: Entry) => e.bytes?.byteLength ?? e.parts.reduce((n, p) => n + p.length, 0) * (e.value === undefined ? 1 : 2)
+
+/**
+ * A request failed while it computed a kept answer: whoever waits for that computation
+ * joins another or computes on its own. Called by the one error plugin (http/errors.ts)
+ * first, before any hook can answer the error.
+ */
+export function abandonComputation(c: object): void {
+  const pending = (c as { [PENDING]?: Pending })[PENDING]
+  if (!pending) return
+  ;(c as { [PENDING]?: Pending })[PENDING] = undefined
+  pending.settle(null)
+}
 
 /** The schema of a route's 200 answer, from its `response` option. */
 function okSchemaOf(response: unknown): TSchema {
@@ -252,16 +262,23 @@ class RouteKeep {
       }
       this.keeper.drop(full)
     }
+    return this.joinOrStart(c, full, atMs)
+  }
+
+  /**
+   * Wait for the computation of this answer that runs, if any, else start one. A
+   * computation that failed, or that does not hold at this request's moment (one of an
+   * earlier moment), is not used: the request joins the next one another request started
+   * meanwhile, or starts its own.
+   */
+  private joinOrStart(c: Ctx, full: string, atMs: number): Promise<Response | undefined> | undefined {
     const running = this.keeper.joinable(full)
-    if (running) {
-      return running.then((e) => {
-        // A computation of an earlier moment is used only if it holds at this one.
-        if (!e || !this.holds(e, c, atMs)) return this.start(c, full, atMs)
-        this.keeper.stats.hits++
-        return this.respond(e, c)
-      })
-    }
-    return this.start(c, full, atMs)
+    if (!running) return this.start(c, full, atMs)
+    return running.then((e) => {
+      if (!e || !this.holds(e, c, atMs)) return this.joinOrStart(c, full, atMs)
+      this.keeper.stats.hits++
+      return this.respond(e, c)
+    })
   }
 
   private start(c: Ctx, full: string, atMs: number): Promise<undefined> | undefined {
@@ -309,14 +326,6 @@ class RouteKeep {
     // An answer that does not hold even at its own moment (a row newer than it) is not kept.
     pending?.settle(!entry.window || this.holds(entry, c, atMs) ? entry : null)
     return this.respond(entry, c)
-  }
-
-  /** The handler failed: whoever waits for it computes on its own. */
-  failed(c: Ctx): void {
-    const pending: Pending | undefined = c[PENDING]
-    if (!pending) return
-    c[PENDING] = undefined
-    pending.settle(null)
   }
 
   private build(value: unknown, atMs: number, edges: WindowEdges | null): Entry {

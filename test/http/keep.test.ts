@@ -148,6 +148,35 @@ describe('keep', () => {
     expect(a.runs).toBe(6)
   })
 
+  test('a computation that throws (any error, answered by the error plugin) leaves no one waiting; its followers make one computation, not one each', async () => {
+    for (const error of [new Error('boom'), Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' })]) {
+      let fail = true
+      let release: () => void = () => {}
+      const a = keptApp({ datasets: ['war'] }, async ({ at }) => {
+        if (fail) {
+          fail = false
+          await new Promise<void>((r) => (release = r))
+          throw error
+        }
+        await Bun.sleep(5)
+        return { n: 1, at, label: 'x' }
+      })
+      const leader = a.get()
+      await Bun.sleep(5)
+      const followers = Array.from({ length: 10 }, () => a.get())
+      await Bun.sleep(5)
+      release()
+      expect((await leader).status).toBeGreaterThanOrEqual(500)
+      const answers = await Promise.race([Promise.all(followers), Bun.sleep(3000).then(() => 'still waiting')])
+      expect(answers).not.toBe('still waiting')
+      expect((answers as { status: number }[]).map((r) => r.status)).toEqual(Array(10).fill(200))
+      expect(a.runs).toBe(2)
+      // And the next request is answered at once, from the kept answer.
+      expect((await Promise.race([a.get(), Bun.sleep(3000).then(() => ({ status: 0 }))])).status).toBe(200)
+      expect(a.runs).toBe(2)
+    }
+  })
+
   test('a request that joins a computation of an earlier moment uses it only if it holds at its own; else it computes', async () => {
     const t0 = Date.parse('2026-06-01T00:00:00Z')
     let release: () => void = () => {}

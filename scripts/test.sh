@@ -285,11 +285,11 @@ worker() {
     echo $! >"$RUN_TMP/bun.$1.pid"
     rc=0
     wait $! || rc=$?
+    rm -f "$RUN_TMP/bun.$1.pid"
     ns=$(($(date +%s%N) - t0))
     printf '%s %s %s\n' "$rc" "$ns" "$file" >"$log.rc"
     print_block "$file" "$log" "$rc" "$ns"
   done
-  rm -f "$RUN_TMP/bun.$1.pid"
 }
 
 T0=$(date +%s%N)

@@ -6,11 +6,11 @@ import { feedRequestStats, type Feeds } from './feeds/index.ts'
 import { errorHandling } from './http/errors.ts'
 import { Keeper } from './http/keep.ts'
 import { httpMetrics } from './http/metrics.ts'
-import { readPreflight, securityPolicy } from './http/security.ts'
+import { readPreflight, securityHeaders } from './http/security.ts'
 import type { Logger } from './log.ts'
-import { pageRoutes } from './pages/index.ts'
+import { PAGE_PATHS, pageRoutes } from './pages/index.ts'
 import { Metrics } from './metrics.ts'
-import { collectRoutes } from './routes/collect.ts'
+import { COLLECT_PATH, collectRoutes } from './routes/collect.ts'
 import { routeContext } from './routes/context.ts'
 import { diverRoutes } from './routes/divers.ts'
 import { healthRoutes } from './routes/health.ts'
@@ -97,7 +97,7 @@ export function buildApp(deps: AppDeps) {
   return new Elysia()
     // First, so that every request is timed, those the security policy answers included.
     .use(httpMetrics(metrics))
-    .use(securityPolicy())
+    .use(securityHeaders({ unrouted: [[`/api/v1${COLLECT_PATH}`, 'collector'], ...PAGE_PATHS.map((p) => [p, 'page'] as const), ['/openapi', 'docs']] }))
     .use(errorHandling(log))
     .use(openapiDocs())
     .use(pageRoutes(log))

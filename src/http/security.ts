@@ -26,7 +26,12 @@ type WithPolicy = { [POLICY_OF]?: AnswerKind }
  * - `page`: the dashboard pages (src/pages), with a CSP that allows scripts, styles,
  *   images and fetches from this origin only (no inline code, no CDN);
  * - `docs`: the API docs page (routes/openapi.ts).
- * What no route declares (an unknown path, a refusal before routing) is `read`.
+ * An answer no route gave (an unknown path, a refusal before routing) takes the policy the
+ * app declares for its path's prefix (`unrouted`: the collectors' and the pages' paths),
+ * else `read`.
+ *
+ * `securityPolicy()` brings the `policy` option to a plugin; `securityHeaders()`, used once
+ * at the root, applies the headers to every answer.
  *
  * Over-long URLs (414), declared bodies over MAX_BODY_BYTES (413) and streamed bodies of
  * unknown length (411) are refused before routing, as `{error}`: the server itself
@@ -41,32 +46,52 @@ type WithPolicy = { [POLICY_OF]?: AnswerKind }
  * - errors get them in `set`.
  */
 export const securityPolicy = () =>
-  new Elysia({ name: 'http/security' })
-    .macro({
-      policy: (kind: AnswerKind) => ({
-        // Before validation, so that a refused parameter is answered under the route's policy too.
-        transform(c: object) {
-          ;(c as WithPolicy)[POLICY_OF] = kind
-        },
-      }),
-    })
+  new Elysia({ name: 'http/security-policy' }).macro({
+    policy: (kind: AnswerKind) => ({
+      // Before validation, so that a refused parameter is answered under the route's policy too.
+      transform(c: object) {
+        ;(c as WithPolicy)[POLICY_OF] = kind
+      },
+    }),
+  })
+
+/** Whole paths, or prefixes (ending in `/*`), and the policy of the answers no route gives there. */
+export type UnroutedPolicies = ReadonlyArray<readonly [path: string, kind: AnswerKind]>
+
+export const securityHeaders = (opts: { unrouted?: UnroutedPolicies } = {}) => {
+  const unrouted = opts.unrouted ?? []
+  const unroutedPolicy = (path: string) => {
+    for (const [p, kind] of unrouted) if (p.endsWith('/*') ? path.startsWith(p.slice(0, -1)) : path === p) return POLICY[kind]
+    return READ
+  }
+  const policyOf = (c: object, path: () => string) => {
+    const kind = (c as WithPolicy)[POLICY_OF]
+    return kind ? POLICY[kind] : unroutedPolicy(path())
+  }
+  return new Elysia({ name: 'http/security' })
     .onRequest(({ request, set }) => {
       // request.url builds a string on each access: read it once.
       const url = request.url
-      if (url.length > MAX_URL_LENGTH) return refuse(set, 414, `request URL longer than ${MAX_URL_LENGTH} characters`)
+      const refuse = (status: number, error: string) => {
+        Object.assign(set.headers, unroutedPolicy(pathOf(url)).record)
+        set.headers['cache-control'] = CACHE_CONTROL.noStore
+        set.status = status
+        return { error }
+      }
+      if (url.length > MAX_URL_LENGTH) return refuse(414, `request URL longer than ${MAX_URL_LENGTH} characters`)
       const method = request.method
       // Reads carry no body: only other methods' bodies are looked at (the headers object is
       // not built on the hot path). The app reads none; refusing them here, before routing
       // and any body parsing, keeps it so whatever a route asks for later.
       if (method !== 'GET' && method !== 'HEAD') {
         const headers = request.headers
-        if (Number(headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return refuse(set, 413, `request body larger than ${MAX_BODY_BYTES} bytes`)
-        if (headers.has('transfer-encoding')) return refuse(set, 411, 'a request body must declare its length (Content-Length)')
+        if (Number(headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return refuse(413, `request body larger than ${MAX_BODY_BYTES} bytes`)
+        if (headers.has('transfer-encoding')) return refuse(411, 'a request body must declare its length (Content-Length)')
       }
     })
     .onAfterHandle({ as: 'global' }, (c) => {
       const { responseValue, set } = c
-      const policy = POLICY[(c as WithPolicy)[POLICY_OF] ?? 'read']
+      const policy = policyOf(c, () => c.path)
       if (!(responseValue instanceof Response)) {
         Object.assign(set.headers, policy.record)
         if (policy.noStore) set.headers['cache-control'] ??= CACHE_CONTROL.noStore
@@ -77,8 +102,9 @@ export const securityPolicy = () =>
       for (const [name, value] of policy.entries) headers.set(name, value)
     })
     .onError({ as: 'global' }, (c) => {
-      Object.assign(c.set.headers, POLICY[(c as WithPolicy)[POLICY_OF] ?? 'read'].record)
+      Object.assign(c.set.headers, policyOf(c, () => c.path).record)
     })
+}
 
 /** A CORS preflight: answered for the public reads (any origin may GET them). */
 export const readPreflight = () =>
@@ -112,12 +138,12 @@ export function securedResponse(kind: AnswerKind, body: ConstructorParameters<ty
   return response
 }
 
-/** An answer before routing: `{error}` with the data headers, never cached. */
-function refuse(set: { headers: Record<string, string | number>; status?: number | string }, status: number, error: string) {
-  Object.assign(set.headers, READ.record)
-  set.headers['cache-control'] = CACHE_CONTROL.noStore
-  set.status = status
-  return { error }
+/** The path of an absolute request URL, without building a URL object. */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start < 0) return '/'
+  const q = url.indexOf('?', start)
+  return q < 0 ? url.slice(start) : url.slice(start, q)
 }
 
 /** Cache-Control values, one home each (the HTTP-cached routes' policies are in http/keep.ts). */

@@ -34,6 +34,9 @@ function serveAsset(asset: Asset, request: Request): Response {
 const NOT_FOUND_HEADERS = { 'content-type': 'text/plain; charset=utf-8', 'cache-control': CACHE_CONTROL.noStore }
 const notFound = () => securedResponse('page', 'not found\n', NOT_FOUND_HEADERS, 404)
 
+/** The pages' paths: what no route answers there is still a page's (security.ts `unrouted`). */
+export const PAGE_PATHS = ['/', '/war', '/dispatches', '/planet/*', '/assets/*', '/favicon.svg'] as const
+
 export const pageRoutes = (log: Logger) => {
   const ready = pageBundle()
   // Built at start-up; a failure is logged once and every page answers 503 saying so.

@@ -21,6 +21,9 @@ const Summary = t.Object({
   durationMs: t.Integer(),
 })
 
+/** The collectors' paths (under /api/v1): what no route answers there is still the collectors' (security.ts `unrouted`). */
+export const COLLECT_PATH = '/collect/*'
+
 export const collectRoutes = (context: RouteContext) =>
   new Elysia({ name: 'routes/collect', detail: { tags: ['collectors'] } })
     .use(context)

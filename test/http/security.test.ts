@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config.ts'
 import type { Sql } from '../../src/db/connect.ts'
 import { DatabaseGate } from '../../src/db/gate.ts'
 import { Elysia } from 'elysia'
-import { MAX_URL_LENGTH, PAGE_CSP, securityPolicy } from '../../src/http/security.ts'
+import { MAX_URL_LENGTH, PAGE_CSP, securityHeaders, securityPolicy } from '../../src/http/security.ts'
 import { silentLogger } from '../../src/log.ts'
 import { createFeeds } from '../../src/feeds/index.ts'
 
@@ -33,6 +33,7 @@ describe('security headers and CORS', () => {
 
   test('a route gets the headers of the policy it declares (read when it declares none), on a plugin\'s own Response and on its errors', async () => {
     const raw = new Elysia()
+      .use(securityHeaders())
       .use(securityPolicy())
       .get('/api/v1/raw', () => new Response('x', { headers: { 'content-type': 'text/plain' } }))
       .get('/war', () => new Response('<p>'), { policy: 'page' })

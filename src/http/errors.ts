@@ -23,10 +23,9 @@ export const errorResponses = {
 export const errorHandling = (log: Logger) =>
   new Elysia({ name: 'http/errors' })
     .error({ FeedUnavailableError, NotCurrentWarError })
-    .onError({ as: 'global' }, (c) => {
-      const { code, error, set, path } = c
+    .onError({ as: 'global' }, ({ code, error, set, path, request }) => {
       // Before anything answers: a kept answer this request was computing is abandoned.
-      abandonComputation(c)
+      abandonComputation(request)
       set.headers['cache-control'] = CACHE_CONTROL.noStore
       switch (code) {
         case 'VALIDATION': {

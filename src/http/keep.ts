@@ -81,6 +81,8 @@ interface Entry {
   storedAtMs: number
   /** For a window ending now: the moment it was computed, and its edge rows (ms). */
   window: { at: number; oldest: number | null; newest: number | null } | null
+  /** The last rendering with fresh fields: requests of one millisecond share their values. */
+  last: { values: unknown[]; body: string } | null
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -90,8 +92,8 @@ const HOLE = (i: number) => `\u0001hole${i}\u0001`
 /** What the kept answers hold at most: entries, and what they weigh together (weightOf). */
 const LIMITS = { entries: 2048, bytes: 32 * 1024 * 1024 }
 
-/** The per-request state of a route whose answer is being computed (on the Elysia context). */
-const PENDING = Symbol('keep.pending')
+/** The computation a request runs for a kept answer, by request (abandoned when the request fails). */
+const pendingOf = new WeakMap<Request, Pending>()
 interface Pending {
   full: string
   atMs: number
@@ -150,12 +152,18 @@ export class Keeper {
             introspect(hook: { response?: unknown }) {
               route = new RouteKeep(keeper, rule, okSchemaOf(hook.response))
             },
-            // Elysia awaits a hook whose text shows `async` or returns a call: the first may
-            // wait (a running computation, an async key, the window's edges); the second never
-            // does, so it is written to run in line on every answer, kept ones included.
-            beforeHandle: async (c: Ctx) => route!.before(c),
-            afterHandle(c: Ctx) {
-              const answer = route!.after(c)
+            // Elysia reads a hook's text: it awaits one that shows `async` or returns a call,
+            // and prepares everything (cookies, headers...) for every request of a route whose
+            // hooks hand the context itself to a function. So the context goes to the rule
+            // under another name, and the after-handle hook, which never waits, is written to
+            // run in line on every answer, kept ones included.
+            beforeHandle: async (context: Ctx) => {
+              const ctx = context
+              return route!.before(ctx)
+            },
+            afterHandle(context: Ctx) {
+              const ctx = context
+              const answer = route!.after(ctx)
               return answer
             },
           }
@@ -208,10 +216,10 @@ const weightOf = (e: Entry) => e.bytes?.byteLength ?? e.parts.reduce((n, p) => n
  * joins another or computes on its own. Called by the one error plugin (http/errors.ts)
  * first, before any hook can answer the error.
  */
-export function abandonComputation(c: object): void {
-  const pending = (c as { [PENDING]?: Pending })[PENDING]
+export function abandonComputation(request: Request): void {
+  const pending = pendingOf.get(request)
   if (!pending) return
-  ;(c as { [PENDING]?: Pending })[PENDING] = undefined
+  pendingOf.delete(request)
   pending.settle(null)
 }
 
@@ -227,6 +235,7 @@ function okSchemaOf(response: unknown): TSchema {
 class RouteKeep {
   private readonly check: TypeCheck<TSchema>
   private readonly holeChecks: Array<[string, TypeCheck<TSchema>]>
+  private readonly holeCheck: Record<string, TypeCheck<TSchema>>
   private readonly policy: (typeof HTTP_POLICIES)[keyof typeof HTTP_POLICIES] | null
 
   constructor(
@@ -240,6 +249,7 @@ class RouteKeep {
       if (!properties[name]) throw new Error(`fresh field "${name}" is not in the response schema`)
       return [name, TypeCompiler.Compile(properties[name]!)]
     })
+    this.holeCheck = Object.fromEntries(this.holeChecks)
     this.policy = rule.http ? HTTP_POLICIES[rule.http] : null
   }
 
@@ -284,7 +294,7 @@ class RouteKeep {
   private start(c: Ctx, full: string, atMs: number): Promise<undefined> | undefined {
     this.keeper.stats.computed++
     const pending: Pending = { full, atMs, edges: null, settle: this.keeper.begin(full) }
-    c[PENDING] = pending
+    pendingOf.set(c.request, pending)
     if (!this.rule.window || this.rule.window.spanMs(c) === undefined) return undefined
     // The edges first: then the handler's value is answered as soon as it is there.
     return this.rule.window.edges(c).then(
@@ -293,7 +303,7 @@ class RouteKeep {
         return undefined
       },
       (err) => {
-        c[PENDING] = undefined
+        pendingOf.delete(c.request)
         pending.settle(null)
         throw err
       },
@@ -305,8 +315,8 @@ class RouteKeep {
    * request started a computation (not when nothing could be kept: no version) and it holds.
    */
   after(c: Ctx): Response | undefined {
-    const pending: Pending | undefined = c[PENDING]
-    c[PENDING] = undefined
+    const pending = pendingOf.get(c.request)
+    if (pending) pendingOf.delete(c.request)
     const value = c.responseValue
     if (value instanceof Response || value instanceof ElysiaCustomStatusResponse) {
       pending?.settle(null)
@@ -369,6 +379,7 @@ class RouteKeep {
       notModified,
       storedAtMs: atMs,
       window: edges ? { at: atMs, oldest: edges.oldest?.getTime() ?? null, newest: edges.newest?.getTime() ?? null } : null,
+      last: null,
     }
   }
 
@@ -405,16 +416,18 @@ class RouteKeep {
       }
     }
     if (e.bytes) return securedResponse('read', e.bytes, e.headers)
-    let out = e.parts[0]!
-    for (let i = 0; i < e.holes.length; i++) {
-      const name = e.holes[i]!
-      const v = this.rule.fresh![name]!(c, e.value)
-      const check = this.holeChecks.find(([n]) => n === name)![1]
-      out += JSON.stringify(this.encode(check, v)) + e.parts[i + 1]!
-    }
-    return securedResponse('read', out, e.headers)
+    const values = e.holes.map((name) => this.rule.fresh![name]!(c, e.value))
+    const last = e.last
+    if (last && values.every((v, i) => same(v, last.values[i]))) return securedResponse('read', last.body, e.headers)
+    let body = e.parts[0]!
+    for (let i = 0; i < e.holes.length; i++) body += JSON.stringify(this.encode(this.holeCheck[e.holes[i]!]!, values[i])) + e.parts[i + 1]!
+    e.last = { values, body }
+    return securedResponse('read', body, e.headers)
   }
 }
+
+/** Whether two fresh values render the same (times by their instant). */
+const same = (a: unknown, b: unknown) => a === b || (a instanceof Date && b instanceof Date && a.getTime() === b.getTime())
 
 /** The path and query of an absolute request URL, without building a URL object. */
 function pathAndQuery(url: string): string {

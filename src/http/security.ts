@@ -64,10 +64,6 @@ export const securityHeaders = (opts: { unrouted?: UnroutedPolicies } = {}) => {
     for (const [p, kind] of unrouted) if (p.endsWith('/*') ? path.startsWith(p.slice(0, -1)) : path === p) return POLICY[kind]
     return READ
   }
-  const policyOf = (c: object, path: () => string) => {
-    const kind = (c as WithPolicy)[POLICY_OF]
-    return kind ? POLICY[kind] : unroutedPolicy(path())
-  }
   return new Elysia({ name: 'http/security' })
     .onRequest(({ request, set }) => {
       // request.url builds a string on each access: read it once.
@@ -89,9 +85,14 @@ export const securityHeaders = (opts: { unrouted?: UnroutedPolicies } = {}) => {
         if (headers.has('transfer-encoding')) return refuse(411, 'a request body must declare its length (Content-Length)')
       }
     })
+    // The hooks name the context's fields they read and never hand the context itself to a
+    // function: Elysia reads a hook's text to decide what to prepare for every request
+    // (cookies, headers, query...), and a context passed whole makes it prepare everything.
     .onAfterHandle({ as: 'global' }, (c) => {
-      const { responseValue, set } = c
-      const policy = policyOf(c, () => c.path)
+      const responseValue = c.responseValue
+      const set = c.set
+      // Answered by a route: its declared policy, else data.
+      const policy = POLICY[(c as WithPolicy)[POLICY_OF] ?? 'read']
       if (!(responseValue instanceof Response)) {
         Object.assign(set.headers, policy.record)
         if (policy.noStore) set.headers['cache-control'] ??= CACHE_CONTROL.noStore
@@ -102,7 +103,9 @@ export const securityHeaders = (opts: { unrouted?: UnroutedPolicies } = {}) => {
       for (const [name, value] of policy.entries) headers.set(name, value)
     })
     .onError({ as: 'global' }, (c) => {
-      Object.assign(c.set.headers, policyOf(c, () => c.path).record)
+      const kind = (c as WithPolicy)[POLICY_OF]
+      const policy = kind ? POLICY[kind] : c.code === 'NOT_FOUND' ? unroutedPolicy(c.path) : READ
+      Object.assign(c.set.headers, policy.record)
     })
 }
 

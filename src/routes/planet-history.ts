@@ -38,9 +38,9 @@ export const planetHistoryRoutes = (context: RouteContext) =>
     .use(context)
     .get(
       '/planet/:planetId/history',
-      async (c) => {
-        const q = queryOf(c)
-        const answer = await c.planetHistory.history(q, c.at)
+      async ({ params, query, warId, planetHistory, at }) => {
+        const q = queryOf({ params, query, warId })
+        const answer = await planetHistory.history(q, at)
         if (answer === null) throw status(404, { error: `planet ${q.planetIndex} not found in war ${q.warId}` })
         return answer
       },

@@ -28,11 +28,14 @@ const oldestOf = (times: (Date | null)[]): Date | null => {
 /**
  * Each request reads the feeds' caches once (every read counts as a cache hit in
  * /health/throttle): the answers a request's version was read from are the ones its
- * computation uses, by request.
+ * computation uses, carried on the request itself.
  */
+const READ = Symbol('live.read')
+type Read = { status?: Fetched<WarStatus>; pc?: PcstoreCounts; summary?: Fetched<WarSummary> }
+const readOf = (request: Request) => (request as Request & { [READ]?: Read })[READ]
+const keepRead = (request: Request, read: Read) => void ((request as Request & { [READ]?: Read })[READ] = read)
+
 export class LiveService {
-  private readonly freshCounts = new WeakMap<Request, { status: Fetched<WarStatus>; pc: PcstoreCounts }>()
-  private readonly freshSummaries = new WeakMap<Request, Fetched<WarSummary>>()
 
   constructor(private readonly feeds: Feeds) {}
 
@@ -41,7 +44,7 @@ export class LiveService {
     const status = this.feeds.upstream.freshStatus(warId)
     const pc = pcstoreCounts(this.feeds.pcstore)
     if (!status || pc instanceof Promise) return undefined
-    this.freshCounts.set(request, { status, pc })
+    keepRead(request, { status, pc })
     return `${timeOf(status.fetchedAt)}/${timeOf(pc.fetchedAt.game1)}/${timeOf(pc.fetchedAt.game2)}`
   }
 
@@ -50,8 +53,8 @@ export class LiveService {
    * its own figures unavailable.
    */
   async playerCount(warId: number, at: Date, request: Request) {
-    const read = this.freshCounts.get(request)
-    if (read) return playerCountOf(read.status, read.pc, at)
+    const read = readOf(request)
+    if (read?.status && read.pc) return playerCountOf(read.status, read.pc, at)
     const [status, pc] = await Promise.all([
       this.feeds.upstream.freshStatus(warId) ?? this.feeds.upstream.status(warId).catch(() => null),
       pcstoreCounts(this.feeds.pcstore),
@@ -63,13 +66,13 @@ export class LiveService {
   warStatsVersion(warId: number, request: Request): number | undefined {
     const summary = this.feeds.upstream.freshSummary(warId)
     if (!summary) return undefined
-    this.freshSummaries.set(request, summary)
+    keepRead(request, { summary })
     return summary.fetchedAt.getTime()
   }
 
   /** The upstream summary's galaxy statistics. An unreachable upstream throws FeedUnavailableError (503). */
   async warStats(warId: number, at: Date, request: Request) {
-    const { data, fetchedAt } = this.freshSummaries.get(request) ?? this.feeds.upstream.freshSummary(warId) ?? (await this.feeds.upstream.summary(warId))
+    const { data, fetchedAt } = readOf(request)?.summary ?? this.feeds.upstream.freshSummary(warId) ?? (await this.feeds.upstream.summary(warId))
     const counters = countersOf(data.galaxy_stats, GALAXY_COUNTER_NAMES)
     return { at: fetchedAt, ...dataAge(fetchedAt, at), stats: Object.fromEntries(GALAXY_STATS.map((k) => [k, counters[k]])) as Pick<WarCounters, (typeof GALAXY_STATS)[number]> }
   }

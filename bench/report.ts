@@ -168,7 +168,7 @@ export function evaluateTargets(
   shareTarget('diver history, every range: ≥ 50 % of the ceiling under load', shares('/api/v1/divers/history'), 0.5, (x) => x.path.split('range=')[1]!)
   const divers = r.latency.filter((c) => c.target === 'divers' && c.computed && c.kept)
   computedHistory(
-    `issue 24: computed diver history, every range: p50 ≤ ${COMPUTED_HISTORY_P50_MS} ms (in process, data versions moved before each request)`,
+    `computed diver history, every range: p50 ≤ ${COMPUTED_HISTORY_P50_MS} ms (in process, data versions moved before each request)`,
     divers,
     (c) => c.name.split('=')[1]!,
   )
@@ -181,7 +181,7 @@ export function evaluateTargets(
     })
   }
   computedHistory(
-    `issue 24: computed planet history 24/168/720 h: p50 ≤ ${COMPUTED_HISTORY_P50_MS} ms (in process, data versions moved before each request)`,
+    `computed planet history 24/168/720 h: p50 ≤ ${COMPUTED_HISTORY_P50_MS} ms (in process, data versions moved before each request)`,
     r.latency.filter((c) => c.target === 'planet' && c.computed && c.kept),
     (c) => `${c.name.split('hours=')[1]} h`,
   )
@@ -189,7 +189,7 @@ export function evaluateTargets(
     const timed = r.latency.filter((c) => c.computed && c.kept)
     const unqueried = timed.filter((c) => c.computed!.queried === 0).map((c) => c.name)
     out.push({
-      name: 'issue 24: every GET route under /api/v1 timed computed and kept (in process)',
+      name: 'every GET route under /api/v1 timed computed and kept (in process)',
       measured:
         `${r.coverage.routes.length - r.coverage.untimed.length} of ${r.coverage.routes.length} routes, ${timed.length} cases` +
         (r.coverage.untimed.length ? `; not timed: ${r.coverage.untimed.join(', ')}` : '') +
@@ -228,7 +228,7 @@ export function evaluateTargets(
     const worst = worstBy(derived, (c) => p50(c.kept))
     const worstComputed = worstBy(derived, (c) => p50(c.computed))
     out.push({
-      name: 'issue 14: each route of the derived war view p50 ≤ 20 ms (in process; judged on the request repeated with the data versions unchanged, as measured before issue 24)',
+      name: 'each route of the derived war view p50 ≤ 20 ms (in process; judged on the request repeated with the data versions unchanged)',
       measured:
         `worst kept p50 ${us(p50(worst.kept))} µs (${worst.name}); worst computed p50 ${ms(p50(worstComputed.computed))} ms (${worstComputed.name}); ` +
         derived.map((c) => `${c.name} ${ms(p50(c.computed))} ms computed / ${us(p50(c.kept))} µs kept`).join(', '),
@@ -281,7 +281,7 @@ export function evaluateTargets(
   }
   if (r.idleRss) {
     out.push({
-      name: `idle RSS of the service on the embedded default: ≤ before (~${b.idleEmbeddedRssMb} MB, the issue's figure)`,
+      name: `idle RSS of the service on the embedded default: ≤ before (~${b.idleEmbeddedRssMb} MB, the figure before)`,
       measured: `VmRSS ${r.idleRss.vmRssMb.toFixed(0)} MB after ${r.idleRss.waitS} s idle`,
       verdict: verdict(r.idleRss.vmRssMb <= b.idleEmbeddedRssMb),
     })
@@ -397,7 +397,7 @@ export function renderMarkdown(r: RunResult): string {
     L.push(
       'Service = `bun src/main.ts` on the bench database (SCHEDULE_ENABLED=false, feeds on the simulator); ceiling = `bench/ceiling.ts`, a bare `Bun.serve` answering the same bytes and headers ' +
         '(fetched once from the service, so bodies that carry the current time keep the time of that fetch); both measured in this run, alternately, route by route, each after a warm-up run. ' +
-        `The issue's target routes (diver history, planet history, /player-count, /war, /planets; marked *) get ${targetRun}, the others ${otherS ?? '–'} s in one run on each side. ` +
+        `The target routes (diver history, planet history, /player-count, /war, /planets; marked *) get ${targetRun}, the others ${otherS ?? '–'} s in one run on each side. ` +
         (target && target.slices.length > 1
           ? 'A target route\'s req/s, latencies and ratio are those of its median pair of runs (by ratio; every pair\'s ratio in the Pairs column), so a burst of other work on this shared machine within one pair moves that pair, not the figure. '
           : '') +
@@ -505,10 +505,10 @@ export function renderMarkdown(r: RunResult): string {
     }
   }
 
-  L.push('### Targets (issues 13, 14, 24)', '')
+  L.push('### Targets', '')
   if (r.preset !== 'default' || r.dbKind !== 'timescaledb') {
     L.push(
-      'The write and peak-memory targets compare with figures of the default-scale TimescaleDB run, and the computed-history bound (issue 24) holds at the default scale on a database server; ' +
+      'The write and peak-memory targets compare with figures of the default-scale TimescaleDB run, and the computed-history bound holds at the default scale on a database server; ' +
         `this run (${r.preset} scale, ${r.dbKind}) is not comparable with them.`,
       '',
     )
@@ -534,7 +534,7 @@ export function renderMarkdown(r: RunResult): string {
 
 const HEADER = `# Benchmarks
 
-Written by \`bun run bench\` (bench/run.ts): each section below is one real run, replaced
+Written by \`npm run bench\` (bench/run.ts): each section below is one real run, replaced
 only by the next run of the same kind (database and preset). See the README's
 "Benchmarks" section for how to run it.
 `

@@ -134,7 +134,7 @@ const ticks = Math.round(num('ticks', quick ? 20 : 25, 1))
 const outFile = opt('out') ?? join(ROOT, 'BENCHMARKS.md')
 const isDefaultScale = !quick && ['years', 'planet-days', 'summary-days', 'orders', 'dispatches'].every((k) => opt(k as keyof typeof argv) === undefined)
 const preset = quick ? 'quick' : isDefaultScale ? 'default' : 'custom'
-const command = ['bun run bench', ...(args.length ? ['--', ...args.map((a) => (a.startsWith('postgres') ? '<URL>' : a))] : [])].join(' ')
+const command = ['npm run bench', ...(args.length ? ['--', ...args.map((a) => (a.startsWith('postgres') ? '<URL>' : a))] : [])].join(' ')
 
 // ------------------------------------------------------------------ cleanup
 

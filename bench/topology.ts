@@ -216,7 +216,7 @@ try {
   const rowGaps = rows.filter((r) => r.reported !== r.stored)
   const spanS = (toMs - fromMs) / 1000
   const L = [
-    '## Three service processes behind a proxy, one primary and one read replica (issue 17)',
+    '## Three service processes behind a proxy, one primary and one read replica',
     '',
     `\`npm run bench:topology -- --duration ${durationS} --connections ${connections}\`, ${new Date().toISOString().slice(0, 16)} UTC. ` +
       `${cpus()[0]?.model ?? 'cpu'}, ${cpus().length} cores, load average at the end ${loadavg()[0]!.toFixed(2)}. ` +

@@ -175,13 +175,25 @@ export class Keeper {
 
   /** @internal */ full(rule: KeepRule, c: Ctx, path: string, extra: string): string | undefined {
     let version: string | number | undefined = ''
-    if (rule.datasets) version = this.versions.stamp(rule.datasets)
+    if (rule.datasets) version = this.stampOf(rule.datasets)
     if (rule.version) {
       const own = rule.version(c)
       if (own === undefined) return undefined
       version = `${version}/${own}`
     }
     return `${path}#${extra}@${version}`
+  }
+
+  private readonly stamps = new WeakMap<readonly Dataset[], { generation: number; stamp: string }>()
+
+  /** The versions of `datasets` as one key part, built once per generation of the versions. */
+  private stampOf(datasets: readonly Dataset[]): string {
+    const generation = this.versions.generation
+    const known = this.stamps.get(datasets)
+    if (known?.generation === generation) return known.stamp
+    const stamp = this.versions.stamp(datasets)
+    this.stamps.set(datasets, { generation, stamp })
+    return stamp
   }
 
   /** @internal */ lookup(full: string): Entry | undefined {
@@ -261,7 +273,8 @@ class RouteKeep {
   }
 
   private beforeWith(c: Ctx, extra: string): Response | Promise<Response | undefined> | undefined {
-    const full = this.keeper.full(this.rule, c, pathAndQuery(c.request.url), extra)
+    // Elysia's context holds the URL it read for routing; the request would build it again.
+    const full = this.keeper.full(this.rule, c, pathAndQuery(c.url ?? c.request.url), extra)
     if (full === undefined) return undefined
     const atMs = (c.at as Date).getTime()
     const entry = this.keeper.lookup(full)

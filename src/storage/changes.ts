@@ -21,6 +21,8 @@ export const CHANGES_CHANNEL = 'gws_data_changed'
 export class DataVersions {
   private readonly counters = new Map<Dataset, number>(DATASETS.map((d) => [d, 0]))
   private readonly listeners: Array<() => void> = []
+  /** Moves with every bump: a stamp read at one generation holds until the next. */
+  generation = 0
 
   get(dataset: Dataset): number {
     return this.counters.get(dataset)!
@@ -37,6 +39,7 @@ export class DataVersions {
       this.counters.set(d, this.counters.get(d)! + 1)
       moved = true
     }
+    if (moved) this.generation++
     if (moved) for (const fn of this.listeners) fn()
   }
 

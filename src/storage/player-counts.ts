@@ -70,12 +70,17 @@ const rawValue = (sql: Sql, s: DiverSource) => (s === 'api' ? sql`api_total_play
 
 /** Time of the first row of a series (the start of its first 5-minute bucket when that is older than every raw row), null when it has none. */
 async function firstRowAt(sql: Sql, s: DiverSource): Promise<Date | null> {
+  // The rollup is asked only for buckets older than the raw first row's (there are some
+  // only after retention): ordering its whole union view by bucket would sort every bucket.
   const [row] = await sql<{ at: Date | null }[]>`
-    WITH raw AS (SELECT captured_at AS at FROM player_count_snapshots WHERE ${series(sql, s)} ORDER BY captured_at LIMIT 1),
-         rolled AS (SELECT bucket AS at FROM player_count_5m WHERE ${series(sql, s)} ORDER BY bucket LIMIT 1)
-    SELECT CASE WHEN (SELECT at FROM rolled) < time_bucket(interval '5 minutes', (SELECT at FROM raw))
-                  OR (SELECT at FROM raw) IS NULL
-                THEN (SELECT at FROM rolled) ELSE (SELECT at FROM raw) END AS at`
+    WITH raw AS (SELECT captured_at AS at FROM player_count_snapshots WHERE ${series(sql, s)} ORDER BY captured_at LIMIT 1)
+    SELECT CASE WHEN (SELECT at FROM raw) IS NULL
+                THEN (SELECT min(bucket) FROM player_count_5m WHERE ${series(sql, s)})
+                ELSE coalesce(
+                  (SELECT min(bucket) FROM player_count_5m
+                   WHERE ${series(sql, s)} AND bucket < time_bucket(interval '5 minutes', (SELECT at FROM raw))),
+                  (SELECT at FROM raw))
+           END AS at`
   return row?.at ?? null
 }
 

@@ -1,6 +1,7 @@
 import type { Tx } from '../db/connect.ts'
-import { GALAXY_COUNTER_NAMES, type Assignment, type Reward } from '../feeds/upstream.ts'
+import { GALAXY_COUNTER_NAMES, type Assignment, type Reward, type WarStatus } from '../feeds/upstream.ts'
 import * as dispatches from '../storage/dispatches.ts'
+import * as fight from '../storage/fight.ts'
 import * as majorOrders from '../storage/major-orders.ts'
 import * as planetStatus from '../storage/planet-status.ts'
 import * as texts from '../storage/texts.ts'
@@ -43,6 +44,46 @@ export function publishedAt(capturedAt: Date, statusWarTime: number, publishedWa
 }
 
 /**
+ * A war time of the status as a wall-clock time: the status's own time was "now" at the
+ * capture, and war seconds pass as wall seconds while the war runs, so a time `d` war
+ * seconds away from it is `d` seconds away from the capture (before it or, for a
+ * deadline, after it).
+ */
+export function wallClockOf(capturedAt: Date, statusWarTime: number, warTime: number): string {
+  return new Date(capturedAt.getTime() + (warTime - statusWarTime) * 1000).toISOString()
+}
+
+/** The fight of a status payload: its campaigns, planet events, attack lines (with their lanes) and joint operations. */
+export function fightOf(status: WarStatus, at: Date): fight.FightInput {
+  const lanes = new Map<string, { source_index: number; target_index: number; lanes: number }>()
+  for (const { source, target } of status.planetAttacks ?? []) {
+    const key = `${source}>${target}`
+    const line = lanes.get(key)
+    if (line) line.lanes++
+    else lanes.set(key, { source_index: source, target_index: target, lanes: 1 })
+  }
+  return {
+    campaigns: status.campaigns.map((c) => ({ campaign_id: c.id, planet_index: c.planetIndex, type: c.type, count: c.count, race: c.race ?? null })),
+    events: (status.planetEvents ?? []).map((e) => ({
+      event_id: e.id,
+      planet_index: e.planetIndex,
+      event_type: e.eventType,
+      race: e.race,
+      health: e.health,
+      max_health: e.maxHealth,
+      start_war_time: e.startTime,
+      expire_war_time: e.expireTime,
+      starts_at: wallClockOf(at, status.time, e.startTime),
+      expires_at: wallClockOf(at, status.time, e.expireTime),
+      campaign_id: e.campaignId,
+      joint_operation_ids: [...e.jointOperationIds],
+    })),
+    attacks: [...lanes.values()],
+    jointOperations: (status.jointOperations ?? []).map((j) => ({ operation_id: j.id, planet_index: j.planetIndex, hq_node_index: j.hqNodeIndex })),
+  }
+}
+
+/**
  * One archival tick, in one transaction: a status row per planet, one war-summary row
  * (cumulative counters), every major order upserted with a progress row, and the
  * dispatches not stored yet. The tick is keyed by the upstream war-status time: the
@@ -52,7 +93,8 @@ export const fullStatus = defineCollector({
   name: 'full-status',
   summary: 'Run one full archival tick: planet status, war summary, major orders with progress, dispatches.',
   changes: {
-    planetStatus: 'planet-status', campaigns: 'planet-status', warSummary: 'war-summary', majorOrders: 'major-orders', majorOrderProgress: 'major-orders',
+    planetStatus: 'planet-status', campaigns: 'planet-status', campaignHistory: 'planet-status', planetEvents: 'planet-status', planetAttacks: 'planet-status',
+    jointOperations: 'planet-status', warSummary: 'war-summary', majorOrders: 'major-orders', majorOrderProgress: 'major-orders',
     dispatches: 'dispatches', majorOrderTexts: 'major-orders', dispatchTexts: 'dispatches',
   },
   async fetch(ctx) {
@@ -79,6 +121,7 @@ export const fullStatus = defineCollector({
           planet_index: p.index, owner: p.owner, health: p.health, regen_per_second: p.regenPerSecond, players: p.players,
         })),
         campaigns: status.data.campaigns.map((c) => ({ campaign_id: c.id, planet_index: c.planetIndex, type: c.type, count: c.count })),
+        fight: fightOf(status.data, at),
         counters: warSummary.countersOf(summary.data.galaxy_stats, GALAXY_COUNTER_NAMES),
         orders: assignments.data.map((a): majorOrders.OrderInput => {
           const rewards = rewardsOf(a)
@@ -115,7 +158,7 @@ export const fullStatus = defineCollector({
       // stored: a language missing at that tick's first write comes in at a later one.
       const localized = await writeTexts(tx, at, warId, rows)
       return {
-        written: { planetStatus: 0, campaigns: 0, warSummary: 0, majorOrders: 0, majorOrderProgress: 0, dispatches: 0, ...localized },
+        written: { planetStatus: 0, campaigns: 0, campaignHistory: 0, planetEvents: 0, planetAttacks: 0, jointOperations: 0, warSummary: 0, majorOrders: 0, majorOrderProgress: 0, dispatches: 0, ...localized },
         unchanged: { tick: 1 },
       }
     }
@@ -123,16 +166,18 @@ export const fullStatus = defineCollector({
     // transaction's connection (postgres.js pipelines them; each table's statements stay
     // in order), so the tick waits for one round trip per step of its longest table, not
     // one per statement. A failure fails them all and the transaction rolls back.
-    const [planets, campaigns, summary, orders, news, localized] = await Promise.all([
+    const [planets, campaigns, fought, summary, orders, news, localized] = await Promise.all([
       planetStatus.insert(tx, at, warId, rows.planets),
       planetStatus.replaceCampaigns(tx, at, warId, rows.campaigns),
+      // A tick spooled before the fight was kept has none.
+      fight.insert(tx, at, warId, rows.fight ?? fight.NO_FIGHT),
       warSummary.insert(tx, at, warId, rows.warTime, rows.counters),
       majorOrders.upsertWithProgress(tx, at, warId, rows.orders),
       dispatches.insertNew(tx, at, warId, rows.dispatches),
       writeTexts(tx, at, warId, rows),
     ])
     return {
-      written: { planetStatus: planets, campaigns, warSummary: summary, ...orders, dispatches: news, ...localized },
+      written: { planetStatus: planets, campaigns, ...fought, warSummary: summary, ...orders, dispatches: news, ...localized },
       unchanged: { tick: 0, dispatches: rows.dispatches.length - news },
     }
   },

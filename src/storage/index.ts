@@ -7,6 +7,7 @@ import type { Sql } from '../db/connect.ts'
 import type { DatabaseGate } from '../db/gate.ts'
 import type { ReadReplicas } from '../db/replicas.ts'
 import * as dispatches from './dispatches.ts'
+import * as fight from './fight.ts'
 import * as majorOrders from './major-orders.ts'
 import * as planetStatus from './planet-status.ts'
 import * as playerCounts from './player-counts.ts'
@@ -41,6 +42,7 @@ export function createStore(db: { sql: Sql; gate: DatabaseGate; replicas?: ReadR
   return {
     playerCounts: bind(run, playerCounts.reads),
     war: bind(run, war.reads),
+    fight: bind(run, fight.reads),
     planetStatus: bind(run, planetStatus.reads),
     warSummary: bind(run, warSummary.reads),
     majorOrders: bind(run, majorOrders.reads),

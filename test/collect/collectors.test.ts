@@ -8,13 +8,11 @@ import { collect, testRunner } from '../support/collect.ts'
 import type { TestDatabase } from '../support/db.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
 import { simulatedFeeds } from '../support/sim.ts'
+import { DATASET_TABLES } from '../support/tables.ts'
 
 type Sim = Awaited<ReturnType<typeof simulatedFeeds>>
 
-const TABLES = [
-  'player_count_snapshots', 'wars', 'planets', 'sectors', 'factions', 'planet_war_info', 'full_status_ticks',
-  'planet_status_snapshots', 'war_summary_snapshots', 'major_orders', 'major_order_progress', 'dispatches', 'planet_stats_snapshots',
-] as const
+const TABLES = DATASET_TABLES
 
 describeOnEachDatabase('collectors', (target) => {
   let db: TestDatabase

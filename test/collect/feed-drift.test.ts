@@ -26,15 +26,13 @@ import { collect, testRunner } from '../support/collect.ts'
 import type { TestDatabase } from '../support/db.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
 import { loadSample as load, sampleFiles } from '../support/samples.ts'
+import { DATASET_TABLES } from '../support/tables.ts'
 
 const ASSIGNMENT_FILES = sampleFiles('arrowhead', 'assignment_')
 const NEWS_FILES = sampleFiles('arrowhead', 'newsfeed_')
 const NOW = new Date('2026-03-01T12:00:00.000Z')
 
-const TABLES = [
-  'player_count_snapshots', 'wars', 'planets', 'sectors', 'factions', 'planet_war_info', 'full_status_ticks',
-  'planet_status_snapshots', 'war_summary_snapshots', 'major_orders', 'major_order_progress', 'dispatches', 'planet_stats_snapshots',
-] as const
+const TABLES = DATASET_TABLES
 
 type Variant = 'as captured' | 'read fields only' | 'with unknown fields'
 

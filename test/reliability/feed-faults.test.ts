@@ -17,6 +17,7 @@ import type { EndpointStats } from '../../src/feeds/throttle.ts'
 import { collect, testRunner } from '../support/collect.ts'
 import { describeTimescale, openTimescaleTestDatabase, type TestDatabase } from '../support/db.ts'
 import { simulatedFeeds } from '../support/sim.ts'
+import { DATASET_TABLES } from '../support/tables.ts'
 
 type Sim = ReturnType<typeof simulatedFeeds>
 const CLIENT_TIMEOUT_MS = 1500
@@ -98,10 +99,8 @@ const CASES: FaultCase[] = [
   { name: 'new war id', fault: () => ({ kind: 'new_war' }), expected: () => ({ kind: 'new war' }) },
 ]
 
-const TABLES = [
-  'wars', 'planets', 'sectors', 'factions', 'planet_war_info', 'full_status_ticks', 'planet_status_snapshots',
-  'war_summary_snapshots', 'major_orders', 'major_order_progress', 'dispatches', 'planet_stats_snapshots',
-] as const
+// Player counts are written by their own collector, which these faults do not touch.
+const TABLES = DATASET_TABLES.filter((t) => t !== 'player_count_snapshots')
 const WAR_TABLES = TABLES.filter((t) => !['sectors', 'factions'].includes(t))
 
 /** Rows per dataset, player counts split by source (pcstore rows do not depend on the war). */

@@ -24,6 +24,7 @@ import { planetHistoryRoutes } from './routes/planet-history.ts'
 import { throttleRoutes } from './routes/throttle.ts'
 import { warRoutes } from './routes/war.ts'
 import { DiverHistoryService } from './services/divers.ts'
+import { IntelligenceService } from './services/intelligence.ts'
 import { LiveService } from './services/live.ts'
 import { PlanetHistoryService } from './services/planet-history.ts'
 import { DataVersions } from './storage/changes.ts'
@@ -85,6 +86,7 @@ export function buildApp(deps: AppDeps) {
     keeper,
     divers: new DiverHistoryService(reads.playerCounts, keeper),
     planetHistory: new PlanetHistoryService(reads),
+    intelligence: new IntelligenceService(reads),
     live: new LiveService(feeds),
     db,
     replicas: db.replicas ?? null,

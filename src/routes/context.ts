@@ -13,6 +13,7 @@ import { securityPolicy } from '../http/security.ts'
 import type { Metrics } from '../metrics.ts'
 import type { Keeper } from '../http/keep.ts'
 import type { DiverHistoryService } from '../services/divers.ts'
+import type { IntelligenceService } from '../services/intelligence.ts'
 import type { LiveService } from '../services/live.ts'
 import type { PlanetHistoryService } from '../services/planet-history.ts'
 import type { Store } from '../storage/index.ts'
@@ -29,6 +30,7 @@ export type RouteDeps = {
   keeper: Keeper
   divers: DiverHistoryService
   planetHistory: PlanetHistoryService
+  intelligence: IntelligenceService
   live: LiveService
   /** The primary database (readiness), and the read replicas, if any. */
   db: Pick<Database, 'sql' | 'gate' | 'info'>

@@ -1,27 +1,23 @@
 /**
- * The derived war view (docs/api.md "War intelligence"): major orders with their state,
- * liberation rate and ETA per planet, trend deltas, the event timeline. Computed from
- * the stored rows at each request (never cached): the rules live in SQL (storage/) and in
- * src/war/liberation.ts.
+ * GET /major-orders, /planets/liberation, /war/trends, /timeline: the derived war view
+ * (docs/api.md "War intelligence"), computed from the stored rows at each request (their
+ * figures depend on the moment asked). Service: services/intelligence.ts; the rules live
+ * in SQL (storage/) and in war/liberation.ts.
  */
 import { Elysia, status, t } from 'elysia'
 import { dateString, timeRange } from '../http/dates.ts'
 import { errorResponses } from '../http/errors.ts'
 import { Paged, pageOf, paged, pagingQuery } from '../http/paging.ts'
 import { badRequest, integerString, LangQuery, langOf, parseInteger, planetIndexOf, PlanetIdQuery, warIdOf, WarIdQuery } from '../http/params.ts'
-import type { Store } from '../storage/index.ts'
 import { OrderState } from '../storage/major-orders.ts'
 import { Nullable, Timestamp } from '../storage/model.ts'
 import { EVENT_TYPES, TimelineEvent, type EventType } from '../storage/timeline.ts'
-import { CUMULATIVE_KEYS, WarCounters, type WarSummaryRow } from '../storage/war-summary.ts'
-import { liberation } from '../war/liberation.ts'
+import { WarCounters } from '../storage/war-summary.ts'
 import type { RouteContext } from './context.ts'
 
-const HOUR_MS = 3_600_000
 const ORDERS = { defaultLimit: 10, maxLimit: 100 }
 const TIMELINE = { defaultLimit: 100, maxLimit: 1000 }
 export const LIBERATION_WINDOW_HOURS = { default: 2, min: 1, max: 24 }
-export const TREND_WINDOWS = { '1h': 1, '24h': 24, '7d': 168 } as const
 
 const Rate = (description: string) => Nullable(t.Number(), description)
 
@@ -62,30 +58,6 @@ const TrendWindow = t.Object({
   divers: t.Union([Diff, t.Null()], { description: 'Change of the upstream diver count over the same window (latest row vs the latest at or before latest - window)' }),
 })
 
-/** Counter deltas between two war-summary ticks (the cumulative counters only). */
-function deltas(from: WarSummaryRow, to: WarSummaryRow): Partial<WarCounters> {
-  const out: Partial<WarCounters> = {}
-  for (const key of CUMULATIVE_KEYS) out[key] = to[key] - from[key]
-  return out
-}
-
-/** The deltas over `hours` back from the latest tick and the latest diver row (both read once per request). */
-async function trendWindow(storage: Store, warId: number, latest: WarSummaryRow | null, diverNow: { at: Date; v: number } | null, hours: number) {
-  const span = hours * HOUR_MS
-  const [older, diverThen] = await Promise.all([
-    latest ? storage.warSummary.tickAtOrBefore(warId, new Date(latest.timestamp.getTime() - span)) : null,
-    diverNow ? storage.playerCounts.valueAtOrBefore('api', new Date(diverNow.at.getTime() - span)) : null,
-  ])
-  return {
-    from: older?.timestamp ?? null,
-    to: older ? latest!.timestamp : null,
-    deltas: older && latest ? deltas(older, latest) : null,
-    divers: diverNow && diverThen
-      ? { from: diverThen.at, to: diverNow.at, fromValue: diverThen.v, toValue: diverNow.v, change: diverNow.v - diverThen.v }
-      : null,
-  }
-}
-
 const typesOf = (raw: string | undefined): EventType[] => {
   if (raw === undefined || raw === '') return [...EVENT_TYPES]
   const asked = raw.split(',')
@@ -123,20 +95,13 @@ export const intelligenceRoutes = (context: RouteContext) =>
         )
         .get(
           '/planets/liberation',
-          async ({ query, storage, warId, at }) => {
+          async ({ query, intelligence, warId, at }) => {
             const war = warIdOf(query) ?? warId
             const planetIndex = planetIndexOf(query)
             const hours = query.window === undefined ? LIBERATION_WINDOW_HOURS.default : parseInteger(query.window, 'window', LIBERATION_WINDOW_HOURS.min, LIBERATION_WINDOW_HOURS.max)
-            const asOf = at
-            const windows = await storage.planetStatus.windows({ warId: war, planetIndex, from: new Date(asOf.getTime() - hours * HOUR_MS), to: asOf })
-            if (planetIndex !== undefined && !windows.length) return status(404, { error: `planet ${planetIndex} is not known for war ${war}` })
-            const items = windows.map(({ ticks, ...planet }) => {
-              const l = liberation(ticks, planet.maxHealth, asOf)
-              return l
-                ? { ...planet, ...l }
-                : { ...planet, owner: 0, libPct: 0, players: 0, ratePctPerHour: null, regenPctPerHour: 0, impactPctPerHour: null, samples: 0, since: null, outlook: 'unknown' as const, eta: null, etaHours: null, capturedAt: null, ageSeconds: null }
-            })
-            return { warID: war, asOf, windowHours: hours, items }
+            const items = await intelligence.liberation({ warId: war, planetIndex, hours, asOf: at })
+            if (items === null) return status(404, { error: `planet ${planetIndex} is not known for war ${war}` })
+            return { warID: war, asOf: at, windowHours: hours, items }
           },
           {
             query: t.Object({
@@ -158,11 +123,9 @@ export const intelligenceRoutes = (context: RouteContext) =>
         )
         .get(
           '/war/trends',
-          async ({ query, storage, warId, at }) => {
+          async ({ query, intelligence, warId, at }) => {
             const war = warIdOf(query) ?? warId
-            const [latest, diverNow] = await Promise.all([storage.warSummary.tickAtOrBefore(war, null), storage.playerCounts.valueAtOrBefore('api', null)])
-            const [h1, h24, d7] = await Promise.all([TREND_WINDOWS['1h'], TREND_WINDOWS['24h'], TREND_WINDOWS['7d']].map((hours) => trendWindow(storage, war, latest, diverNow, hours)))
-            return { warID: war, asOf: at, windows: { '1h': h1!, '24h': h24!, '7d': d7! } }
+            return { warID: war, asOf: at, windows: await intelligence.trends(war) }
           },
           {
             query: t.Object(WarIdQuery),

@@ -85,12 +85,16 @@ export class DiverHistoryService {
     return this.kept.value('divers/first-rows', ['player-counts'], () => Promise.all([this.q.firstRowAt('api'), this.q.firstRowAt('pcstore')]))
   }
 
-  /** What identifies the answer of `range` at `to` for one data version: its window (start and width). */
+  /**
+   * What identifies the answer of `range` at `to` for one data version: its window (start
+   * and width). A fixed range's window needs no data; `all` starts at the first row.
+   */
   windowKey(range: DiverRange, to: Date): string | Promise<string> {
     const key = (firstRows: FirstRows) => {
       const w = windowOf(range, to, firstRows)
       return `${w.from.getTime()}/${w.bucketSeconds}`
     }
+    if (range !== 'all') return key([null, null])
     const firstRows = this.firstRows()
     return firstRows instanceof Promise ? firstRows.then(key) : key(firstRows)
   }
@@ -118,9 +122,11 @@ export class DiverHistoryService {
   /** The diver history of `range` as of `to`, from the stored rows. */
   async history(range: DiverRange, to: Date) {
     const q = this.q
-    const firstRows = await this.firstRows()
-    const { from, bucketSeconds, source: allSource } = windowOf(range, to, firstRows)
-    const source = allSource ?? (await this.sourceForWindow(range, from, bucketSeconds, to))
+    // A fixed range's window needs no data: its series and the first rows are asked at once.
+    const fixed = range === 'all' ? null : windowOf(range, to, [null, null])
+    const [firstRows, fixedSource] = await Promise.all([this.firstRows(), fixed && this.sourceForWindow(range, fixed.from, fixed.bucketSeconds, to)])
+    const { from, bucketSeconds, source: allSource } = fixed ?? windowOf(range, to, firstRows)
+    const source = fixedSource ?? allSource!
     const level = rollupLevelFor(bucketSeconds)
     const [rows, current] = await Promise.all([q.buckets(source, level, bucketSeconds, from, to), q.latestValue(source)])
     let stats = { current, peak: null as { value: number; at: Date } | null, low: null as { value: number; at: Date } | null, avg: null as number | null }

@@ -94,6 +94,11 @@ describeOnEachDatabase('collectors', (target) => {
     expect(summary.written).toEqual({
       planetStatus: status.planetStatus.length,
       campaigns: status.campaigns.length,
+      // The fight, as history (test/collect/fight.test.ts checks the rows).
+      campaignHistory: status.campaigns.length,
+      planetEvents: status.planetEvents!.length,
+      planetAttacks: new Set(status.planetAttacks!.map((a) => `${a.source}>${a.target}`)).size,
+      jointOperations: status.jointOperations!.length,
       warSummary: 1,
       majorOrders: orders.length,
       majorOrderProgress: orders.length,

@@ -126,7 +126,7 @@ describeOnEachDatabase('feed shape drift and a newsfeed newer than its status', 
     expect(runLines).toHaveLength(6)
     // One line per run, naming what went missing per payload.
     const status = runLines.find((l) => l.collector === 'player-count')!.drift as Record<string, { missing: string[] }>
-    expect(status.status!.missing).toEqual(expect.arrayContaining(['/warId', '/planetAttacks', '/globalEvents']))
+    expect(status.status!.missing).toEqual(expect.arrayContaining(['/warId', '/impactMultiplier', '/globalEvents']))
     const planets = runLines.find((l) => l.collector === 'planet-stats')!.drift as Record<string, { missing: string[] }>
     expect(planets.planets!.missing).toEqual(expect.arrayContaining(['/*/name', '/*/initialOwner', '/*/currentOwner']))
 

@@ -48,7 +48,8 @@ describe('the fight of the real status capture', () => {
   test('campaigns and joint operations as sent; a payload without events, lines or operations has none', () => {
     expect(f.campaigns).toEqual(REAL.campaigns.map((c) => ({ campaign_id: c.id, planet_index: c.planetIndex, type: c.type, count: c.count, race: c.race ?? null })))
     expect(f.jointOperations).toEqual(REAL.jointOperations!.map((j) => ({ operation_id: j.id, planet_index: j.planetIndex, hq_node_index: j.hqNodeIndex })))
-    const bare = parseWarStatus(JSON.stringify({ ...REAL, planetEvents: undefined, planetAttacks: undefined, jointOperations: undefined })).data
+    const { planetEvents: _e, planetAttacks: _a, jointOperations: _j, ...bareStatus } = REAL
+    const bare = parseWarStatus(bareStatus).data
     expect(fightOf(bare, at)).toMatchObject({ events: [], attacks: [], jointOperations: [] })
   })
 })

@@ -82,41 +82,17 @@ export const NO_FIGHT: FightInput = { campaigns: [], events: [], attacks: [], jo
 
 /** The rows of one tick, each table in one statement; a tick already stored adds nothing. */
 export async function insert(tx: Tx, at: Date, warId: number, f: FightInput) {
-  const json = (rows: unknown[]) => JSON.stringify(rows)
+  // One multi-row INSERT per table (postgres.js's row helper), each row stamped with the tick.
+  const rowsOf = (table: string, rows: object[]) => {
+    if (!rows.length) return null
+    const stamped = rows.map((r) => ({ captured_at: at, war_id: warId, ...r })) as Record<string, number | string | number[] | Date | null>[]
+    return tx`INSERT INTO ${tx(table)} ${tx(stamped)} ON CONFLICT DO NOTHING`
+  }
   const [campaigns, events, attacks, jointOperations] = await Promise.all([
-    f.campaigns.length
-      ? tx`
-        INSERT INTO campaign_snapshots (captured_at, war_id, campaign_id, planet_index, type, count, race)
-        SELECT ${at}, ${warId}, r.campaign_id, r.planet_index, r.type, r.count, r.race
-        FROM jsonb_to_recordset(${json(f.campaigns)}::text::jsonb) AS r(campaign_id bigint, planet_index integer, type integer, count integer, race integer)
-        ON CONFLICT DO NOTHING`
-      : null,
-    f.events.length
-      ? tx`
-        INSERT INTO planet_event_snapshots (captured_at, war_id, event_id, planet_index, event_type, race, health, max_health,
-                                            start_war_time, expire_war_time, starts_at, expires_at, campaign_id, joint_operation_ids)
-        SELECT ${at}, ${warId}, r.event_id, r.planet_index, r.event_type, r.race, r.health, r.max_health,
-               r.start_war_time, r.expire_war_time, r.starts_at, r.expires_at, r.campaign_id,
-               ARRAY(SELECT jsonb_array_elements_text(r.joint_operation_ids)::bigint)
-        FROM jsonb_to_recordset(${json(f.events)}::text::jsonb) AS r(event_id bigint, planet_index integer, event_type integer, race integer,
-             health bigint, max_health bigint, start_war_time bigint, expire_war_time bigint, starts_at timestamptz, expires_at timestamptz,
-             campaign_id bigint, joint_operation_ids jsonb)
-        ON CONFLICT DO NOTHING`
-      : null,
-    f.attacks.length
-      ? tx`
-        INSERT INTO planet_attack_snapshots (captured_at, war_id, source_index, target_index, lanes)
-        SELECT ${at}, ${warId}, r.source_index, r.target_index, r.lanes
-        FROM jsonb_to_recordset(${json(f.attacks)}::text::jsonb) AS r(source_index integer, target_index integer, lanes integer)
-        ON CONFLICT DO NOTHING`
-      : null,
-    f.jointOperations.length
-      ? tx`
-        INSERT INTO joint_operation_snapshots (captured_at, war_id, operation_id, planet_index, hq_node_index)
-        SELECT ${at}, ${warId}, r.operation_id, r.planet_index, r.hq_node_index
-        FROM jsonb_to_recordset(${json(f.jointOperations)}::text::jsonb) AS r(operation_id bigint, planet_index integer, hq_node_index integer)
-        ON CONFLICT DO NOTHING`
-      : null,
+    rowsOf('campaign_snapshots', f.campaigns),
+    rowsOf('planet_event_snapshots', f.events),
+    rowsOf('planet_attack_snapshots', f.attacks),
+    rowsOf('joint_operation_snapshots', f.jointOperations),
   ])
   return {
     campaignHistory: campaigns?.count ?? 0,

@@ -1,8 +1,8 @@
 /**
  * A keyed in-memory cache whose loads are single-flight: callers of one key while its load
  * runs share that load. How long a value stays good is the caller's rule (the feed
- * throttle's TTL and backoff, the response cache's revalidation windows), so entries only
- * record when they were stored.
+ * throttle's TTL and backoff; the kept answers' data versions and windows, http/keep.ts),
+ * so entries only record when they were stored.
  */
 export interface Stored<V> {
   value: V
@@ -30,12 +30,6 @@ export class SingleFlightCache<V> {
 
   get(key: string): Stored<V> | undefined {
     return this.entries.get(key)
-  }
-
-  /** Age in ms of the stored value, undefined when there is none. */
-  ageMs(key: string): number | undefined {
-    const e = this.entries.get(key)
-    return e === undefined ? undefined : this.now() - e.storedAtMs
   }
 
   /** Whether a load runs for `key` (a call to `load` would join it). */
@@ -82,11 +76,6 @@ export class SingleFlightCache<V> {
     if (!e) return
     this.entries.delete(key)
     this.weight -= e.weight
-  }
-
-  clear(): void {
-    this.entries.clear()
-    this.weight = 0
   }
 
   /** What the entries weigh together (0 without a budget). */

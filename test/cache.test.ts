@@ -53,20 +53,19 @@ describe('SingleFlightCache', () => {
     expect(cache.get('a')?.value).toBe(2)
   })
 
-  test('ages follow the clock; past the bound the least recently stored entry goes', async () => {
+  test('entries record when they were stored; past the bound the least recently stored entry goes', async () => {
     let now = 1000
     const cache = new SingleFlightCache<string>(2, () => now)
     cache.set('a', 'A')
     now += 10
     cache.set('b', 'B')
-    expect(cache.ageMs('a')).toBe(10)
-    expect(cache.ageMs('missing')).toBeUndefined()
+    expect(cache.get('a')?.storedAtMs).toBe(1000)
+    expect(cache.get('b')?.storedAtMs).toBe(1010)
+    expect(cache.get('missing')).toBeUndefined()
     cache.set('a', 'A2') // stored again: now the most recent
     cache.set('c', 'C')
     expect([cache.get('a')?.value, cache.get('b')?.value, cache.get('c')?.value]).toEqual(['A2', undefined, 'C'])
     expect(cache.size).toBe(2)
-    cache.clear()
-    expect(cache.size).toBe(0)
   })
 
   test('with a weight budget the least recently stored go until the new value fits; a value over the whole budget is not kept', () => {

@@ -95,7 +95,6 @@ const LIMITS = { entries: 2048, bytes: 32 * 1024 * 1024 }
 /** The computation a request runs for a kept answer, by request (abandoned when the request fails). */
 const pendingOf = new WeakMap<Request, Pending>()
 interface Pending {
-  full: string
   atMs: number
   /** The window's edge rows, read before the handler runs (windows ending now only). */
   edges: WindowEdges | null
@@ -246,7 +245,7 @@ function okSchemaOf(response: unknown): TSchema {
 /** The `keep` rule of one route, with its compiled response schema. */
 class RouteKeep {
   private readonly check: TypeCheck<TSchema>
-  private readonly holeChecks: Array<[string, TypeCheck<TSchema>]>
+  /** Each fresh field's schema, compiled. */
   private readonly holeCheck: Record<string, TypeCheck<TSchema>>
   private readonly policy: (typeof HTTP_POLICIES)[keyof typeof HTTP_POLICIES] | null
 
@@ -257,11 +256,12 @@ class RouteKeep {
   ) {
     this.check = TypeCompiler.Compile(schema)
     const properties = (schema as { properties?: Record<string, TSchema> }).properties ?? {}
-    this.holeChecks = Object.keys(rule.fresh ?? {}).map((name) => {
-      if (!properties[name]) throw new Error(`fresh field "${name}" is not in the response schema`)
-      return [name, TypeCompiler.Compile(properties[name]!)]
-    })
-    this.holeCheck = Object.fromEntries(this.holeChecks)
+    this.holeCheck = Object.fromEntries(
+      Object.keys(rule.fresh ?? {}).map((name) => {
+        if (!properties[name]) throw new Error(`fresh field "${name}" is not in the response schema`)
+        return [name, TypeCompiler.Compile(properties[name]!)]
+      }),
+    )
     this.policy = rule.http ? HTTP_POLICIES[rule.http] : null
   }
 
@@ -306,7 +306,7 @@ class RouteKeep {
 
   private start(c: Ctx, full: string, atMs: number): Promise<undefined> | undefined {
     this.keeper.stats.computed++
-    const pending: Pending = { full, atMs, edges: null, settle: this.keeper.begin(full) }
+    const pending: Pending = { atMs, edges: null, settle: this.keeper.begin(full) }
     pendingOf.set(c.request, pending)
     if (!this.rule.window || this.rule.window.spanMs(c) === undefined) return undefined
     // The edges first: then the handler's value is answered as soon as it is there.
@@ -355,7 +355,7 @@ class RouteKeep {
     // Unknown fields go first, as Elysia drops them (it also marks the schema's objects closed
     // once it has compiled them, so a check after that would refuse them).
     const encoded = this.encode(this.check, Value.Clean(this.schema, value)) as Record<string, unknown>
-    const holes = this.holeChecks.map(([name]) => name)
+    const holes = Object.keys(this.holeCheck)
     let parts: string[]
     let order: string[] = []
     if (holes.length === 0) parts = [JSON.stringify(encoded)]

@@ -28,9 +28,11 @@ const PlanetHistory = t.Object({
 /** The planet, war and hours a request asks for. Above the maximum, hours are clamped, as `limit` is on the paged routes. */
 type C = KeepContext<{ hours?: string; warId?: string; warID?: string }, { planetId: string }>
 
+const hoursOf = (query: C['query']) =>
+  query.hours === undefined ? HOURS.default : Math.min(parseInteger(query.hours, 'hours', 1, Number.MAX_SAFE_INTEGER), HOURS.max)
+
 function queryOf(c: Pick<C, 'params' | 'query' | 'warId'>): PlanetHistoryQuery {
-  const hours = c.query.hours === undefined ? HOURS.default : Math.min(parseInteger(c.query.hours, 'hours', 1, Number.MAX_SAFE_INTEGER), HOURS.max)
-  return { planetIndex: parsePlanetIndex(c.params.planetId), warId: warIdOf(c.query) ?? c.warId, hours }
+  return { planetIndex: parsePlanetIndex(c.params.planetId), warId: warIdOf(c.query) ?? c.warId, hours: hoursOf(c.query) }
 }
 
 export const planetHistoryRoutes = (context: RouteContext) =>
@@ -56,9 +58,9 @@ export const planetHistoryRoutes = (context: RouteContext) =>
         // Raw ticks: a window ending now, kept while no tick entered or left it. Hourly: kept per starting hour.
         keep: {
           datasets: ['planet-status', 'war'],
-          key: (c: C) => c.planetHistory.windowKey(queryOf(c).hours, c.at),
-          window: { spanMs: (c: C) => c.planetHistory.spanMs(queryOf(c).hours), edges: (c: C) => c.planetHistory.edges(queryOf(c), c.at) },
-          fresh: { from: (c: C) => c.planetHistory.from(queryOf(c).hours, c.at), to: ({ at }: C) => at },
+          key: (c: C) => c.planetHistory.windowKey(hoursOf(c.query), c.at),
+          window: { spanMs: (c: C) => c.planetHistory.spanMs(hoursOf(c.query)), edges: (c: C) => c.planetHistory.edges(queryOf(c), c.at) },
+          fresh: { from: (c: C) => c.planetHistory.from(hoursOf(c.query), c.at), to: ({ at }: C) => at },
         },
         detail: {
           summary: 'Planet liberation history',

@@ -5,9 +5,7 @@
  */
 import { t, type Static } from 'elysia'
 import type { Sql, Tx } from '../db/connect.ts'
-import { Nullable, selectRow, Timestamp } from './model.ts'
-
-const Int = (description: string) => t.Integer({ description })
+import { Int, Nullable, selectRow, Timestamp } from './model.ts'
 
 export const CampaignRow = t.Object(
   {

@@ -276,9 +276,11 @@ export async function generate(sql: Sql, scale: Scale, opts: GenerateOptions): P
     },
   ])
 
-  // ---------------------------------------------------------------- derived (issue 14)
+  // ---------------------------------------------------------------- derived
   // What the full-status writes keep beside the rows: owner changes between ticks, the
-  // completion time of each order, the current campaigns (the planets fought over now).
+  // completion time of each order, the current campaigns (the planets fought over now),
+  // and the fight's history: a campaign at every tick a planet has players, and a
+  // defense (a planet event) while the players hold it.
   await step('derived: owner changes, order completion, campaigns', [
     {
       label: 'all',
@@ -297,7 +299,19 @@ export async function generate(sql: Sql, scale: Scale, opts: GenerateOptions): P
           WHERE war_id = ${warId} AND captured_at > (SELECT max(captured_at) FROM full_status_ticks WHERE war_id = ${warId}) - interval '1 minute'
             AND players > 0
           GROUP BY planet_index`
-        return Number(c!.n) + done.count + camp.count
+        const history = await sql`
+          INSERT INTO campaign_snapshots (captured_at, war_id, campaign_id, planet_index, type, count, race)
+          SELECT captured_at, war_id, 100000 + planet_index, planet_index, 0, 1, NULL
+          FROM planet_status_snapshots WHERE war_id = ${warId} AND players > 0`
+        const events = await sql`
+          INSERT INTO planet_event_snapshots (captured_at, war_id, event_id, planet_index, event_type, race, health, max_health,
+                                              start_war_time, expire_war_time, starts_at, expires_at, campaign_id, joint_operation_ids)
+          SELECT s.captured_at, s.war_id, 200000 + s.planet_index, s.planet_index, 1, 2,
+                 round(p.max_health * (0.5 + 0.5 * cos(extract(epoch FROM s.captured_at) / 86400.0)))::bigint, p.max_health,
+                 0, 86400, s.captured_at - interval '1 hour', s.captured_at + interval '20 hours', 100000 + s.planet_index, '{}'
+          FROM planet_status_snapshots s JOIN planets p USING (war_id, planet_index)
+          WHERE s.war_id = ${warId} AND s.players > 0 AND s.owner = 1`
+        return Number(c!.n) + done.count + camp.count + history.count + events.count
       },
     },
   ])

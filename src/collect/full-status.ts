@@ -3,6 +3,7 @@ import { GALAXY_COUNTER_NAMES, type Assignment, type Reward, type WarStatus } fr
 import * as dispatches from '../storage/dispatches.ts'
 import * as fight from '../storage/fight.ts'
 import * as majorOrders from '../storage/major-orders.ts'
+import * as planetEffects from '../storage/planet-effects.ts'
 import * as planetStatus from '../storage/planet-status.ts'
 import * as texts from '../storage/texts.ts'
 import { claimFullStatus } from '../storage/ticks.ts'
@@ -83,6 +84,11 @@ export function fightOf(status: WarStatus, at: Date): fight.FightInput {
   }
 }
 
+/** The galactic effects active on each planet (absent from a payload: none at that tick). */
+export function effectsOf(status: WarStatus): planetEffects.PlanetEffectInput[] {
+  return (status.planetActiveEffects ?? []).map((e) => ({ planet_index: e.index, effect_id: e.galacticEffectId }))
+}
+
 /**
  * One archival tick, in one transaction: a status row per planet, one war-summary row
  * (cumulative counters), every major order upserted with a progress row, and the
@@ -94,7 +100,7 @@ export const fullStatus = defineCollector({
   summary: 'Run one full archival tick: planet status, war summary, major orders with progress, dispatches.',
   changes: {
     planetStatus: 'planet-status', campaigns: 'planet-status', campaignHistory: 'planet-status', planetEvents: 'planet-status', planetAttacks: 'planet-status',
-    jointOperations: 'planet-status', warSummary: 'war-summary', majorOrders: 'major-orders', majorOrderProgress: 'major-orders',
+    jointOperations: 'planet-status', planetEffects: 'planet-status', warSummary: 'war-summary', majorOrders: 'major-orders', majorOrderProgress: 'major-orders',
     dispatches: 'dispatches', majorOrderTexts: 'major-orders', dispatchTexts: 'dispatches',
   },
   async fetch(ctx) {
@@ -113,15 +119,20 @@ export const fullStatus = defineCollector({
   map({ status, summary, assignments, news, languages, primary }, { now }) {
     const at = now ?? status.fetchedAt
     const warTime = status.data.time
+    // The tick's time is the status's; each other part keeps its own fetch time (a part may
+    // come from the feed client's cache, up to its TTL older or newer than the status).
+    const partsFetchedAt = { summary: summary.fetchedAt.toISOString(), assignments: assignments.fetchedAt.toISOString(), newsfeed: news.fetchedAt.toISOString() }
     return {
       capturedAt: at,
       rows: {
         warTime,
+        partsFetchedAt,
         planets: status.data.planetStatus.map((p) => ({
           planet_index: p.index, owner: p.owner, health: p.health, regen_per_second: p.regenPerSecond, players: p.players,
         })),
         campaigns: status.data.campaigns.map((c) => ({ campaign_id: c.id, planet_index: c.planetIndex, type: c.type, count: c.count })),
         fight: fightOf(status.data, at),
+        effects: effectsOf(status.data),
         counters: warSummary.countersOf(summary.data.galaxy_stats, GALAXY_COUNTER_NAMES),
         orders: assignments.data.map((a): majorOrders.OrderInput => {
           const rewards = rewardsOf(a)
@@ -153,12 +164,12 @@ export const fullStatus = defineCollector({
     }
   },
   async write(tx, at, { warId, rows }): Promise<WriteResult> {
-    if (!(await claimFullStatus(tx, at, warId, rows.warTime, rows.planets.length))) {
+    if (!(await claimFullStatus(tx, at, warId, rows.warTime, rows.planets.length, rows.partsFetchedAt))) {
       // Texts are keyed (item, language), so they are written even for a tick already
       // stored: a language missing at that tick's first write comes in at a later one.
       const localized = await writeTexts(tx, at, warId, rows)
       return {
-        written: { planetStatus: 0, campaigns: 0, campaignHistory: 0, planetEvents: 0, planetAttacks: 0, jointOperations: 0, warSummary: 0, majorOrders: 0, majorOrderProgress: 0, dispatches: 0, ...localized },
+        written: { planetStatus: 0, campaigns: 0, campaignHistory: 0, planetEvents: 0, planetAttacks: 0, jointOperations: 0, planetEffects: 0, warSummary: 0, majorOrders: 0, majorOrderProgress: 0, dispatches: 0, ...localized },
         unchanged: { tick: 1 },
       }
     }
@@ -166,18 +177,20 @@ export const fullStatus = defineCollector({
     // transaction's connection (postgres.js pipelines them; each table's statements stay
     // in order), so the tick waits for one round trip per step of its longest table, not
     // one per statement. A failure fails them all and the transaction rolls back.
-    const [planets, campaigns, fought, summary, orders, news, localized] = await Promise.all([
+    const [planets, campaigns, fought, effects, summary, orders, news, localized] = await Promise.all([
       planetStatus.insert(tx, at, warId, rows.planets),
       planetStatus.replaceCampaigns(tx, at, warId, rows.campaigns),
       // A tick spooled before the fight was kept has none.
-      fight.insert(tx, at, warId, rows.fight ?? fight.NO_FIGHT),
+      fight.insert(tx, at, warId, rows.fight ?? fight.NO_FIGHT, rows.warTime),
+      // Likewise a tick spooled before the effects were kept.
+      planetEffects.insert(tx, at, warId, rows.effects ?? []),
       warSummary.insert(tx, at, warId, rows.warTime, rows.counters),
       majorOrders.upsertWithProgress(tx, at, warId, rows.orders),
       dispatches.insertNew(tx, at, warId, rows.dispatches),
       writeTexts(tx, at, warId, rows),
     ])
     return {
-      written: { planetStatus: planets, campaigns, ...fought, warSummary: summary, ...orders, dispatches: news, ...localized },
+      written: { planetStatus: planets, campaigns, ...fought, planetEffects: effects, warSummary: summary, ...orders, dispatches: news, ...localized },
       unchanged: { tick: 0, dispatches: rows.dispatches.length - news },
     }
   },

@@ -1,10 +1,23 @@
+import type { WarInfo } from '../feeds/upstream.ts'
 import { lookups, unknownPlanetName } from '../lookups.ts'
-import { writeWarInfo, type WarInfoRows } from '../storage/war.ts'
+import { writeWarInfo, type PlanetRegionRef, type WarInfoRows } from '../storage/war.ts'
 import { COLLECTOR_FETCH, defineCollector } from './collector.ts'
+
+/** The regions the war info lists for each planet (newer payloads; none in 2024's), by region index. */
+export function regionsOf(info: WarInfo): Map<number, PlanetRegionRef[]> {
+  const out = new Map<number, PlanetRegionRef[]>()
+  for (const r of info.planetRegions ?? []) {
+    const list = out.get(r.planetIndex) ?? []
+    if (!list.some((known) => known.index === r.regionIndex)) list.push({ index: r.regionIndex, hash: r.settingsHash })
+    out.set(r.planetIndex, list)
+  }
+  for (const list of out.values()) list.sort((a, b) => a.index - b.index)
+  return out
+}
 
 /**
  * Wars, the planet lookup of the war (names and sectors from the lookup data, position,
- * max health, initial owner, supply lines), sectors, factions, and the current per-planet
+ * max health, initial owner, supply lines, regions), sectors, factions, and the current per-planet
  * war info (owner, health, regen, players). Everything is an upsert that only touches rows
  * whose values changed, so a repeated run writes nothing.
  */
@@ -18,6 +31,7 @@ export const warInfo = defineCollector({
   },
   map({ info, status }, { now }): { capturedAt: Date; rows: WarInfoRows } {
     const { planets: planetLookup, factions, sectors } = lookups()
+    const regions = regionsOf(info.data)
     const planets = info.data.planetInfos.map((p) => {
       const known = planetLookup.get(p.index)
       return {
@@ -33,6 +47,7 @@ export const warInfo = defineCollector({
         settings_hash: p.settingsHash,
         upstream_sector_id: p.sector,
         waypoints: p.waypoints,
+        regions: regions.get(p.index) ?? [],
       }
     })
     const known = new Set(planets.map((p) => p.planet_index))

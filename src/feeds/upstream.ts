@@ -87,7 +87,8 @@ export const WarStatusSchema = Type.Object({
   communityTargets: Unread(Type.Array(Type.Unknown()), true),
   jointOperations: Type.Optional(Type.Array(Type.Object({ id: Int, planetIndex: Int, hqNodeIndex: Int }))),
   planetEvents: Type.Optional(Type.Array(PlanetEventSchema)),
-  planetActiveEffects: Unread(Type.Array(Type.Object({ index: Int, galacticEffectId: Int })), true),
+  /** Galactic effects active on planets (`[]` in 2024, populated later); absent: none at that tick. */
+  planetActiveEffects: Type.Optional(Type.Array(Type.Object({ index: Int, galacticEffectId: Int }))),
   activeElectionPolicyEffects: Unread(Type.Array(Type.Unknown()), true),
   globalEvents: Unread(Type.Array(GlobalEventSchema)),
   superEarthWarResults: Unread(Type.Array(Type.Unknown()), true),
@@ -143,7 +144,19 @@ export const WarInfoSchema = Type.Object({
   capitalInfos: Unread(Type.Array(Type.Unknown()), true),
   planetPermanentEffects: Unread(Type.Array(Type.Unknown()), true),
   layoutVersion: Unread(Int, true),
-  planetRegions: Unread(Type.Array(Type.Object({ planetIndex: Int, regionIndex: Int, settingsHash: Int })), true),
+  /** The planets' regions (cities, 2025+): settingsHash is the key of the region table (planetRegion.json); absent: none listed. */
+  planetRegions: Type.Optional(
+    Type.Array(
+      Type.Object({
+        planetIndex: Int,
+        regionIndex: Int,
+        settingsHash: Int,
+        maxHealth: Unread(Int, true),
+        /** 0 Settlement, 1 Town, 2 City, 3 MegaCity (community enum). */
+        regionSize: Unread(Int, true),
+      }),
+    ),
+  ),
 })
 export type WarInfo = Static<typeof WarInfoSchema>
 

@@ -9,10 +9,13 @@ import { dateString, timeRange } from '../http/dates.ts'
 import { errorResponses } from '../http/errors.ts'
 import { Paged, pageOf, paged, pagingQuery } from '../http/paging.ts'
 import { badRequest, integerString, LangQuery, langOf, parseInteger, planetIndexOf, PlanetIdQuery, warIdOf, WarIdQuery } from '../http/params.ts'
-import { OrderState } from '../storage/major-orders.ts'
+import { MajorOrder, majorOrders } from '../services/major-orders.ts'
 import { Nullable, Timestamp } from '../storage/model.ts'
 import { EVENT_TYPES, TimelineEvent, type EventType } from '../storage/timeline.ts'
 import { WarCounters } from '../storage/war-summary.ts'
+import type { KeptValues } from '../services/divers.ts'
+import type { Store } from '../storage/index.ts'
+import { ageSeconds } from '../war/data-age.ts'
 import type { RouteContext } from './context.ts'
 
 const ORDERS = { defaultLimit: 10, maxLimit: 100 }
@@ -21,27 +24,77 @@ export const LIBERATION_WINDOW_HOURS = { default: 2, min: 1, max: 24 }
 
 const Rate = (description: string) => Nullable(t.Number(), description)
 
+const OutlookWord = t.Union([t.Literal('winning'), t.Literal('losing'), t.Literal('stalemate'), t.Literal('unknown')], {
+  description:
+    'The players\' side: winning (reaches 100 % before its deadline, or rising without one), losing (falling, or too slow for its deadline), stalemate (flat, no deadline), unknown (too few ticks, or the war is frozen)',
+})
+
+/** The bar's projection, shared by a campaign and a planet's liberation. */
+const ProjectionFields = {
+  ratePctPerHour: Rate('Least-squares slope of the bar over the window\'s ticks since the front began (capture time); null with too few ticks'),
+  samples: t.Integer({ description: 'Ticks the rate used (0: the answer is the latest stored row, before the window)' }),
+  since: Nullable(Timestamp(), 'First tick the rate used'),
+  outlook: OutlookWord,
+  eta: Nullable(Timestamp(), 'When the bar reaches 100 (rising) or 0 (falling, where 0 is the loss of a players\' planet) at the current rate; null while the war is frozen'),
+  etaHours: Rate('Hours from now to eta'),
+  deadline: Nullable(Timestamp(), 'A defense: when its event expires (wall clock, from the war time of the latest tick)'),
+  requiredRatePctPerHour: Rate('A defense: the rate that reaches 100 % exactly at the deadline, from the latest tick'),
+  marginHours: Rate('A defense with an ETA: deadline - eta in hours (negative: too slow)'),
+  capturedAt: Nullable(Timestamp(), 'Time of the latest tick used'),
+  ageSeconds: Nullable(t.Integer(), 'Age of that tick'),
+}
+
+const FrozenSince = Nullable(Timestamp(), "When the war's clock stopped (the status war time has not advanced since this tick, though the feed still answers): nothing is projected while it stands still; null when it runs")
+
 const PlanetLiberation = t.Object({
   planetIndex: t.Integer({ description: 'Planet index' }),
   planetName: t.String({ description: 'Planet name' }),
   sectorName: Nullable(t.String(), 'Sector name'),
   maxHealth: t.Integer({ description: 'Maximum health' }),
-  owner: t.Integer({ description: 'Owner at the latest tick' }),
-  libPct: t.Number({ description: 'Liberation % at the latest tick (enemy planet: share of health removed; players\' planet: health left)' }),
-  players: t.Integer({ description: 'Players at the latest tick' }),
-  ratePctPerHour: Rate('Least-squares slope of libPct over the window since the last owner change; null with too few ticks'),
-  regenPctPerHour: t.Number({ description: 'Regeneration at the latest tick, in % of max health per hour' }),
+  owner: Nullable(t.Integer(), 'Owner at the latest tick; null when the planet has no stored row'),
+  libPct: Rate('Liberation % (enemy planet: share of health removed; players\' planet: health left; a defended planet: the share of its event\'s health taken)'),
+  players: Nullable(t.Integer(), 'Players at the latest tick'),
+  regenPctPerHour: Rate('Enemy planet: regeneration at the latest tick, in % of max health per hour; null on a players\' planet'),
   impactPctPerHour: Rate('Enemy planet: rate + regeneration, what the players did; null on a players\' planet'),
-  samples: t.Integer({ description: 'Ticks the rate used' }),
-  since: Nullable(Timestamp(), 'First tick the rate used'),
-  outlook: t.Union([t.Literal('liberation'), t.Literal('loss'), t.Literal('stalemate'), t.Literal('unknown')], {
-    description: 'liberation/loss: where the rate leads and when; stalemate: the rate cannot reach either; unknown: too few ticks',
-  }),
-  eta: Nullable(Timestamp(), 'When libPct reaches 100 (liberation) or 0 (loss) at the current rate'),
-  etaHours: Rate('Hours from now to eta'),
-  capturedAt: Nullable(Timestamp(), 'Time of the latest tick'),
-  ageSeconds: Nullable(t.Integer(), 'Age of the latest tick'),
+  eventId: Nullable(t.Integer(), 'The planet event (defense) the bar follows; null without one'),
+  ...ProjectionFields,
 })
+
+const Campaign = t.Object({
+  campaignId: t.Integer({ description: 'Campaign id' }),
+  planetIndex: t.Integer({ description: 'Planet index' }),
+  planetName: t.String({ description: 'Planet name' }),
+  sectorName: Nullable(t.String(), 'Sector name'),
+  type: t.String({ description: 'liberation, defense (a planet event belongs to it), or the campaign type\'s name (recon, story; type-N when unknown)' }),
+  typeId: t.Integer({ description: 'Upstream campaign type' }),
+  count: t.Integer({ description: 'How many times the planet has been fought over' }),
+  factionId: Nullable(t.Integer(), 'The faction fought: the event\'s race, else the campaign\'s, else the enemy owner'),
+  faction: Nullable(t.String(), 'Its name'),
+  owner: Nullable(t.Integer(), 'Planet owner at the latest tick'),
+  players: Nullable(t.Integer(), 'Players on the planet at the latest tick'),
+  eventId: Nullable(t.Integer(), 'The defense\'s planet event'),
+  firstSeenAt: Timestamp('First tick that showed the campaign'),
+  progressPct: Rate('Liberation %, or for a defense (maxHealth - health) / maxHealth × 100 of its event; null with no stored row'),
+  ...ProjectionFields,
+})
+
+const CampaignsAnswer = t.Object({
+  warID: t.Integer(),
+  asOf: Timestamp('Now'),
+  windowHours: t.Integer(),
+  at: Nullable(Timestamp(), 'The latest full-status tick the campaigns are from; null before the first'),
+  dataAgeSeconds: Nullable(t.Integer(), 'Age of that tick'),
+  frozenSince: FrozenSince,
+  items: t.Array(Campaign, { description: 'The campaigns of the latest tick, most players first' }),
+})
+
+const WindowQuery = {
+  window: t.Optional(integerString('window', `Hours of status ticks the rate uses, ${LIBERATION_WINDOW_HOURS.min}..${LIBERATION_WINDOW_HOURS.max}. Default ${LIBERATION_WINDOW_HOURS.default}.`, '2')),
+}
+const windowHoursOf = (q: { window?: string }) =>
+  q.window === undefined ? LIBERATION_WINDOW_HOURS.default : parseInteger(q.window, 'window', LIBERATION_WINDOW_HOURS.min, LIBERATION_WINDOW_HOURS.max)
+
+const UnknownWar = t.Object({ error: t.String() }, { description: 'The war asked for is not known' })
 
 const Diff = t.Object({
   from: Timestamp('Time of the older tick'),
@@ -67,29 +120,61 @@ const typesOf = (raw: string | undefined): EventType[] => {
   return asked as EventType[]
 }
 
+/** Nothing when no war is asked for or it is known (kept per version of the war's data); else the 404. */
+async function knownWar(war: number | undefined, keeper: KeptValues, storage: Pick<Store, 'ticks'>) {
+  if (war === undefined) return
+  const known = await keeper.value('war-ids', ['war', 'planet-status'], () => storage.ticks.warIds())
+  if (!known.includes(war)) return status(404, { error: `war ${war} is not known` })
+}
+
 export const intelligenceRoutes = (context: RouteContext) =>
   new Elysia({ name: 'routes/intelligence', detail: { tags: ['war intelligence'] } })
     .use(context)
-    .guard({}, (app) =>
+    // An unknown war is a 404, as for /war/:warId, not an empty answer about it.
+    .guard({ beforeHandle: ({ query, keeper, storage }) => knownWar(warIdOf(query as { warId?: string }), keeper, storage) }, (app) =>
       app
+        .get(
+          '/campaigns',
+          async ({ query, intelligence, warId, at }) => {
+            const war = warIdOf(query) ?? warId
+            const hours = windowHoursOf(query)
+            const answer = await intelligence.campaigns({ warId: war, hours, asOf: at })
+            return { warID: war, asOf: at, windowHours: hours, at: answer.at, dataAgeSeconds: answer.at ? ageSeconds(answer.at, at) : null, frozenSince: answer.frozenSince, items: answer.items }
+          },
+          {
+            query: t.Object({ ...WarIdQuery, ...WindowQuery }),
+            response: {
+              200: CampaignsAnswer,
+              404: UnknownWar,
+              ...errorResponses,
+            },
+            detail: {
+              summary: 'Active campaigns and defenses',
+              description:
+                'The campaigns of the latest full-status tick, most players first: each with its progress (a defense: its event\'s health taken), its rate over its own ticks in the window, ETA, and for a defense its deadline, the rate it needs and the margin. Formulas: docs/api.md "War intelligence". 404 for an unknown warId.',
+            },
+          },
+        )
         .get(
           '/major-orders',
           async ({ query, storage, warId, at, languages }) => {
             const limit = pageOf({ limit: query.limit }, ORDERS).limit
             const war = warIdOf(query) ?? warId
             const asOf = at
-            return { warID: war, asOf, items: await storage.majorOrders.states({ warId: war, asOf, limit, lang: langOf(query, languages) }) }
+            const orders = await majorOrders(storage, { warId: war, asOf, limit, lang: langOf(query, languages) })
+            return { warID: war, asOf, frozenSince: orders.frozenSince, items: orders.items }
           },
           {
             query: t.Object({ ...WarIdQuery, ...LangQuery, limit: pagingQuery(ORDERS).limit }),
             response: {
-              200: t.Object({ warID: t.Integer(), asOf: Timestamp('The time the states were decided at'), items: t.Array(OrderState) }),
+              200: t.Object({ warID: t.Integer(), asOf: Timestamp('The time the states were decided at'), frozenSince: FrozenSince, items: t.Array(MajorOrder) }),
+              404: UnknownWar,
               ...errorResponses,
             },
             detail: {
-              summary: 'Major orders with their derived state',
+              summary: 'Major orders with their derived state, their tasks in words and their projection',
               description:
-                'The war\'s orders, last seen first, with status, tasksDone, expiresAt, completedAt and per-task progress. Rules: docs/api.md "War intelligence". With lang, title, briefing and description are the texts of that language (null when none was collected), or with lang=all objects {"<code>": text}.',
+                'The war\'s orders, last seen first, with status, tasksDone, expiresAt, completedAt and per-task progress; each task with its kind, a description in words, its target planets, progressPct, its rate over the last 6 hours, projectedAtExpiry and onTrack; the rewards with their kind; whether the order is on track. Rules: docs/api.md "War intelligence". With lang, title, briefing and description are the texts of that language (null when none was collected), or with lang=all objects {"<code>": text}; the task descriptions are in English.',
             },
           },
         )
@@ -98,26 +183,22 @@ export const intelligenceRoutes = (context: RouteContext) =>
           async ({ query, intelligence, warId, at }) => {
             const war = warIdOf(query) ?? warId
             const planetIndex = planetIndexOf(query)
-            const hours = query.window === undefined ? LIBERATION_WINDOW_HOURS.default : parseInteger(query.window, 'window', LIBERATION_WINDOW_HOURS.min, LIBERATION_WINDOW_HOURS.max)
-            const items = await intelligence.liberation({ warId: war, planetIndex, hours, asOf: at })
-            if (items === null) return status(404, { error: `planet ${planetIndex} is not known for war ${war}` })
-            return { warID: war, asOf: at, windowHours: hours, items }
+            const hours = windowHoursOf(query)
+            const answer = await intelligence.liberation({ warId: war, planetIndex, hours, asOf: at })
+            if (answer === null) return status(404, { error: `planet ${planetIndex} is not known for war ${war}` })
+            return { warID: war, asOf: at, windowHours: hours, frozenSince: answer.frozenSince, items: answer.items }
           },
           {
-            query: t.Object({
-              ...WarIdQuery,
-              ...PlanetIdQuery,
-              window: t.Optional(integerString('window', `Hours of status ticks the rate uses, ${LIBERATION_WINDOW_HOURS.min}..${LIBERATION_WINDOW_HOURS.max}. Default ${LIBERATION_WINDOW_HOURS.default}.`, '2')),
-            }),
+            query: t.Object({ ...WarIdQuery, ...PlanetIdQuery, ...WindowQuery }),
             response: {
-              200: t.Object({ warID: t.Integer(), asOf: Timestamp('Now'), windowHours: t.Integer(), items: t.Array(PlanetLiberation) }),
-              404: t.Object({ error: t.String() }, { description: 'Planet not known for the war' }),
+              200: t.Object({ warID: t.Integer(), asOf: Timestamp('Now'), windowHours: t.Integer(), frozenSince: FrozenSince, items: t.Array(PlanetLiberation) }),
+              404: t.Object({ error: t.String() }, { description: 'Planet or war not known' }),
               ...errorResponses,
             },
             detail: {
               summary: 'Liberation rate and ETA per planet',
               description:
-                'Every planet in a current campaign (or the planet asked for): liberation %, its rate over the window, regeneration, player impact, and an ETA to liberation or loss, or stalemate. Formula: docs/api.md "War intelligence". A planet without ticks in the window is listed with outlook unknown.',
+                'Every planet in a current campaign (or the planet asked for): liberation % (a defended planet: its event\'s bar), its rate over the window, regeneration, player impact, an ETA and the outlook. Formula: docs/api.md "War intelligence". A planet without ticks in the window is answered from its latest stored row (samples 0, outlook unknown). 404 for an unknown warId.',
             },
           },
         )
@@ -135,6 +216,7 @@ export const intelligenceRoutes = (context: RouteContext) =>
                 asOf: Timestamp('Now'),
                 windows: t.Object({ '1h': TrendWindow, '24h': TrendWindow, '7d': TrendWindow }),
               }),
+              404: UnknownWar,
               ...errorResponses,
             },
             detail: {
@@ -161,11 +243,11 @@ export const intelligenceRoutes = (context: RouteContext) =>
               ...LangQuery,
               ...pagingQuery(TIMELINE),
             }),
-            response: { 200: Paged(TimelineEvent, 'A page of events, newest first'), ...errorResponses },
+            response: { 200: Paged(TimelineEvent, 'A page of events, newest first'), 404: UnknownWar, ...errorResponses },
             detail: {
               summary: 'Event timeline',
               description:
-                'Owner changes, major orders issued/completed/failed/withdrawn, dispatches and the start of the war, newest first. For chart markers. With lang, order titles and dispatch messages are the texts of that language (null when none was collected), or with lang=all objects {"<code>": text}.',
+                'Owner changes, defenses started/won/lost, campaigns started/ended, major orders issued/completed/failed/withdrawn, dispatches and the start of the war, newest first. 404 for an unknown warId. For chart markers. With lang, order titles and dispatch messages are the texts of that language (null when none was collected), or with lang=all objects {"<code>": text}.',
             },
           },
         ),

@@ -1,19 +1,58 @@
-/** GET /planets, /sectors, /factions: lookup tables, kept and cached by clients for an hour (spec: revalidated every 3600 s). SQL: storage/war.ts. */
+/** GET /planets, /sectors, /factions: lookup tables, kept and cached by clients for an hour (spec: revalidated every 3600 s). SQL: storage/war.ts, storage/planet-effects.ts; /planets: services/planets.ts. */
 import { Elysia, t } from 'elysia'
 import { errorResponses } from '../http/errors.ts'
+import { planetsWithWorld } from '../services/planets.ts'
+import { Nullable } from '../storage/model.ts'
 import { FactionRow, PlanetLookupRow, SectorRow } from '../storage/war.ts'
 import type { RouteContext } from './context.ts'
 
 const cacheNote = 'Cached 1 hour; ETag / If-None-Match supported.'
 const keep = { datasets: ['war'], http: 'lookup' } as const
 
+/** A name and description from the shipped tables (null, both, for a key or id they do not know). */
+const described = {
+  name: Nullable(t.String(), 'Name (null: not in the shipped table)'),
+  description: Nullable(t.String(), 'Description (null: not in the shipped table)'),
+}
+const Keyed = (what: string) => t.Object({ key: t.String({ description: `${what} key of the shipped table` }), ...described }, { description: what })
+
+const PlanetWorld = t.Object(
+  {
+    biome: t.Union([Keyed('Biome'), t.Null()], { description: "The biome of the row's `biome` key (biomes.json); null when the row has none" }),
+    hazards: t.Array(Keyed('Hazard'), { description: 'Environmental hazards of the planet (planets.json environmentals through environmentals.json); [] when none or unknown' }),
+    regions: t.Array(
+      t.Object({
+        index: t.Integer({ description: 'Region index on the planet' }),
+        hash: t.Integer({ description: 'Region settings hash (the key of planetRegion.json)' }),
+        ...described,
+      }),
+      { description: 'Regions (cities) the war info lists for the planet, by index; [] when it lists none (every 2024 payload)' },
+    ),
+  },
+  { description: "The planet's world, from the shipped lookup tables and the war info" },
+)
+
+const PlanetEffect = t.Object({ id: t.Integer({ description: 'Galactic effect id' }), ...described }, { description: 'A galactic effect active on the planet' })
+
+const PlanetRow = t.Object({
+  ...PlanetLookupRow.properties,
+  world: PlanetWorld,
+  effects: t.Array(PlanetEffect, {
+    description: 'Galactic effects active at the latest full-status tick (status feed planetActiveEffects; names from planetEffects.json), by id; [] on the rows of older wars',
+  }),
+})
+
 export const lookupRoutes = (context: RouteContext) =>
   new Elysia({ name: 'routes/lookups', detail: { tags: ['lookups'] } })
     .use(context)
-    .get('/planets', ({ storage }) => storage.war.planets(), {
-      response: { 200: t.Array(PlanetLookupRow, { description: 'Planet lookup rows of every stored war, by war then index' }), 503: errorResponses[503] },
-      keep,
-      detail: { summary: 'Planet lookup table', description: `Name, sector, biome, coordinates and base values of every planet of every war ever stored. ${cacheNote}` },
+    .get('/planets', ({ storage }) => planetsWithWorld(storage), {
+      response: { 200: t.Array(PlanetRow, { description: 'Planet lookup rows of every stored war, by war then index' }), 503: errorResponses[503] },
+      // The effects come from the full-status ticks: kept per planet-status version too.
+      keep: { datasets: ['war', 'planet-status'], http: 'lookup' },
+      detail: {
+        summary: 'Planet lookup table',
+        description: `Name, sector, biome, coordinates and base values of every planet of every war ever stored, with its world (biome, hazards, regions) and the galactic effects active at the latest full-status tick. ${cacheNote} Effects can be up to that hour old in a client's cache.`,
+      },
     })
     .get('/sectors', ({ storage }) => storage.war.sectors(), {
       response: { 200: t.Array(SectorRow, { description: 'Every sector, by name' }), 503: errorResponses[503] },

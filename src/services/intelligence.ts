@@ -1,15 +1,66 @@
 /**
- * The derived war view that is not a single storage read: liberation rate and ETA per
- * planet (the maths in war/liberation.ts) and the trend deltas of the war summary and
- * the diver count. Routes: routes/intelligence.ts; SQL: storage/planet-status.ts
- * (windows), storage/war-summary.ts and storage/player-counts.ts.
+ * The derived war view that is not a single storage read: the active campaigns and
+ * defenses, liberation per planet (the maths in war/liberation.ts), whether the war's
+ * clock stands still, and the trend deltas of the war summary and the diver count.
+ * Routes: routes/intelligence.ts; SQL: storage/fight.ts (campaigns, events),
+ * storage/planet-status.ts (windows), storage/ticks.ts (the war clock),
+ * storage/war-summary.ts and storage/player-counts.ts.
  */
+import { campaignTypeName, lookups, unknownPlanetName } from '../lookups.ts'
+import type { EventWindow } from '../storage/fight.ts'
 import type { Store } from '../storage/index.ts'
+import type { PlanetWindow } from '../storage/planet-status.ts'
+import type { WarClock } from '../storage/ticks.ts'
 import { CUMULATIVE_KEYS, type WarCounters, type WarSummaryRow } from '../storage/war-summary.ts'
-import { liberation } from '../war/liberation.ts'
+import { ageSeconds } from '../war/data-age.ts'
+import { eventPctOf, HUMANS, liberation, project, type Liberation, type Projection } from '../war/liberation.ts'
 
 const HOUR_MS = 3_600_000
+/** A war whose latest tick's war time was seen again this much later has a stopped clock (the full-status cadence is 5 minutes). */
+export const FROZEN_AFTER_MS = 2 * 60_000
+
+/** When the war's clock stopped: the capture of its latest tick, if that tick's war time was seen again at least FROZEN_AFTER later; else null. */
+export function frozenSince(clock: WarClock): Date | null {
+  if (!clock.at || !clock.lastSeenAt) return null
+  return clock.lastSeenAt.getTime() - clock.at.getTime() >= FROZEN_AFTER_MS ? clock.at : null
+}
+
+/** A defense's figures from its event's ticks in the window (the latest tick is its state at the war's latest tick). */
+function defenseOf(e: EventWindow, o: { asOf: Date; frozen: boolean }) {
+  const points = e.ticks.map((t) => ({ t: t.t, pct: eventPctOf(t.health, t.maxHealth) }))
+  return project(points, { asOf: o.asOf, deadline: e.expiresAt, zeroIsLoss: false, frozen: o.frozen })!
+}
+
+/** The figures of a planet with no tick in the window: its latest row, at that row's time, and nothing projected. */
+function stale(w: PlanetWindow, asOf: Date): Liberation | null {
+  if (!w.latest) return null
+  const l = liberation([w.latest], w.maxHealth, { asOf, frozen: true })!
+  return { ...l, samples: 0 }
+}
 export const TREND_WINDOWS = { '1h': 1, '24h': 24, '7d': 168 } as const
+
+const UNKNOWN_PROJECTION = {
+  ratePctPerHour: null,
+  samples: 0,
+  since: null,
+  outlook: 'unknown' as const,
+  eta: null,
+  etaHours: null,
+  deadline: null,
+  requiredRatePctPerHour: null,
+  marginHours: null,
+  capturedAt: null,
+  ageSeconds: null,
+}
+
+/** A planet with no row at all yet: nothing known, nothing invented. */
+const UNKNOWN = { ...UNKNOWN_PROJECTION, owner: null, libPct: null, players: null, regenPctPerHour: null, impactPctPerHour: null }
+
+/** A projection as answered: any of its figures may be unknown. */
+type Shown = { [K in keyof Projection]: Projection[K] | (K extends 'outlook' | 'samples' ? never : null) }
+
+const withoutProgress = ({ progressPct: _, ...rest }: Projection) => rest
+const withoutLiberation = ({ owner: _o, libPct: _l, players: _p, regenPctPerHour: _r, impactPctPerHour: _i, ...rest }: Liberation) => rest
 
 /** Counter deltas between two war-summary ticks (the cumulative counters only). */
 export function deltas(from: WarSummaryRow, to: WarSummaryRow): Partial<WarCounters> {
@@ -19,26 +70,99 @@ export function deltas(from: WarSummaryRow, to: WarSummaryRow): Partial<WarCount
 }
 
 export class IntelligenceService {
-  constructor(private readonly store: Pick<Store, 'planetStatus' | 'warSummary' | 'playerCounts'>) {}
+  constructor(private readonly store: Pick<Store, 'planetStatus' | 'warSummary' | 'playerCounts' | 'fight' | 'ticks'>) {}
+
+  /** The war's clock: its latest tick and, when its war time stopped advancing, since when. */
+  async clock(warId: number) {
+    const clock = await this.store.ticks.clock(warId)
+    return { clock, frozenSince: frozenSince(clock) }
+  }
 
   /**
    * Every planet in a current campaign (or the one asked for) with its liberation over the
-   * `hours` before `asOf`; null when the planet asked for is not known for the war.
+   * `hours` before `asOf`, a defended planet from its event; null when the planet asked
+   * for is not known for the war.
    */
   async liberation(f: { warId: number; planetIndex?: number; hours: number; asOf: Date }) {
-    const windows = await this.store.planetStatus.windows({ warId: f.warId, planetIndex: f.planetIndex, from: new Date(f.asOf.getTime() - f.hours * HOUR_MS), to: f.asOf })
+    const from = new Date(f.asOf.getTime() - f.hours * HOUR_MS)
+    const [{ clock, frozenSince }, windows] = await Promise.all([
+      this.clock(f.warId),
+      this.store.planetStatus.windows({ warId: f.warId, planetIndexes: f.planetIndex === undefined ? undefined : [f.planetIndex], from, to: f.asOf }),
+    ])
     if (f.planetIndex !== undefined && !windows.length) return null
-    return windows.map(({ ticks, ...planet }) => {
-      const l = liberation(ticks, planet.maxHealth, f.asOf)
-      return l
-        ? { ...planet, ...l }
-        : { ...planet, owner: 0, libPct: 0, players: 0, ratePctPerHour: null, regenPctPerHour: 0, impactPctPerHour: null, samples: 0, since: null, outlook: 'unknown' as const, eta: null, etaHours: null, capturedAt: null, ageSeconds: null }
+    const events = clock.at && windows.length ? await this.store.fight.eventWindows({ warId: f.warId, at: clock.at, planetIndexes: windows.map((w) => w.planetIndex), from, to: f.asOf }) : []
+    const eventOf = new Map(events.map((e) => [e.planetIndex, e]))
+    const o = { asOf: f.asOf, frozen: frozenSince !== null }
+    const items = windows.map((w) => {
+      const { ticks, latest: _, ...planet } = w
+      const l = liberation(ticks, w.maxHealth, o) ?? stale(w, f.asOf)
+      const event = eventOf.get(w.planetIndex)
+      if (!l) return { ...planet, ...UNKNOWN, eventId: null }
+      if (!event || !event.ticks.length) return { ...planet, ...l, eventId: null }
+      // A defended planet: the bar is the event's, the players' planet itself does not move.
+      const d = defenseOf(event, o)
+      return { ...planet, ...l, libPct: d.progressPct, ...withoutProgress(d), regenPctPerHour: null, impactPctPerHour: null, eventId: event.eventId }
     })
+    return { frozenSince, items }
+  }
+
+  /**
+   * The campaigns of the war's latest tick, most players first, each with its bar, rate,
+   * ETA and outlook over the `hours` before `asOf` (its own ticks only; a defense from its
+   * event, with its deadline).
+   */
+  async campaigns(f: { warId: number; hours: number; asOf: Date }) {
+    const { clock, frozenSince } = await this.clock(f.warId)
+    if (!clock.at) return { at: null, frozenSince, items: [] }
+    const from = new Date(f.asOf.getTime() - f.hours * HOUR_MS)
+    const campaigns = await this.store.fight.campaignsAt(f.warId, clock.at)
+    const planetIndexes = [...new Set(campaigns.map((c) => c.planetIndex))]
+    const [windows, events] = planetIndexes.length
+      ? await Promise.all([
+          this.store.planetStatus.windows({ warId: f.warId, planetIndexes, from, to: f.asOf }),
+          this.store.fight.eventWindows({ warId: f.warId, at: clock.at, planetIndexes, from, to: f.asOf }),
+        ])
+      : [[], []]
+    const windowOf = new Map(windows.map((w) => [w.planetIndex, w]))
+    const eventOf = new Map(events.map((e) => [e.campaignId, e]))
+    const { planets, factions } = lookups()
+    const o = { asOf: f.asOf, frozen: frozenSince !== null }
+    const items = campaigns.map((c) => {
+      const w = windowOf.get(c.planetIndex)
+      const event = eventOf.get(c.campaignId)
+      // The campaign's own ticks: those since it first showed.
+      const own = w ? w.ticks.filter((t) => t.t >= c.firstSeenAt) : []
+      const planet = w ? liberation(own, w.maxHealth, o) ?? stale(w, f.asOf) : null
+      const p: Shown = event?.ticks.length
+        ? defenseOf({ ...event, ticks: event.ticks.filter((t) => t.t >= c.firstSeenAt) }, o)
+        : planet
+          ? { ...withoutLiberation(planet), progressPct: planet.libPct }
+          : { ...UNKNOWN_PROJECTION, progressPct: null }
+      const factionId = event?.race ?? c.race ?? (planet && planet.owner !== HUMANS ? planet.owner : null)
+      return {
+        campaignId: c.campaignId,
+        planetIndex: c.planetIndex,
+        planetName: w?.planetName ?? planets.get(c.planetIndex)?.name ?? unknownPlanetName(c.planetIndex),
+        sectorName: w?.sectorName ?? planets.get(c.planetIndex)?.sector ?? null,
+        type: campaignTypeName(c.type, event !== undefined),
+        typeId: c.type,
+        count: c.count,
+        factionId,
+        faction: factionId === null ? null : (factions.get(factionId) ?? null),
+        owner: planet?.owner ?? null,
+        players: planet?.players ?? null,
+        eventId: event?.eventId ?? null,
+        firstSeenAt: c.firstSeenAt,
+        ...p,
+      }
+    })
+    items.sort((a, b) => (b.players ?? -1) - (a.players ?? -1) || a.campaignId - b.campaignId)
+    return { at: clock.at, dataAgeSeconds: ageSeconds(clock.at, f.asOf), frozenSince, items }
   }
 
   /** The deltas over 1 h, 24 h and 7 d back from the latest tick and the latest diver row. */
   async trends(warId: number) {
-    const [latest, diverNow] = await Promise.all([this.store.warSummary.tickAtOrBefore(warId, null), this.store.playerCounts.valueAtOrBefore('api', null)])
+    const [latest, diverNow] = await Promise.all([this.store.warSummary.tickAtOrBefore(warId, null), this.store.playerCounts.valueAtOrBefore('api', null, warId)])
     const [h1, h24, d7] = await Promise.all([TREND_WINDOWS['1h'], TREND_WINDOWS['24h'], TREND_WINDOWS['7d']].map((hours) => this.trendWindow(warId, latest, diverNow, hours)))
     return { '1h': h1!, '24h': h24!, '7d': d7! }
   }
@@ -47,7 +171,7 @@ export class IntelligenceService {
     const span = hours * HOUR_MS
     const [older, diverThen] = await Promise.all([
       latest ? this.store.warSummary.tickAtOrBefore(warId, new Date(latest.timestamp.getTime() - span)) : null,
-      diverNow ? this.store.playerCounts.valueAtOrBefore('api', new Date(diverNow.at.getTime() - span)) : null,
+      diverNow ? this.store.playerCounts.valueAtOrBefore('api', new Date(diverNow.at.getTime() - span), warId) : null,
     ])
     return {
       from: older?.timestamp ?? null,

@@ -19,6 +19,30 @@ export const LIBERATE_BRIEFS = [
   'These worlds hold vital resources for the war effort. Reclaim them before it is too late.',
 ] as const
 
+export const DEFEND_BRIEFS = [
+  'The enemy is massing for an offensive against our colonies. Repel every invasion until the threat has passed.',
+  'Intelligence reports invasion fleets approaching the front. Hold our worlds against the coming assault.',
+] as const
+
+export const EXPAND_BRIEFS = [
+  'Push the front forward. Liberate new worlds and extend the reach of Managed Democracy.',
+  'High Command has authorised an expansion of the front. Take back territory wherever the enemy is weakest.',
+] as const
+
+export const CONTROL_BRIEFS = [
+  'These worlds supply every front in the sector. Hold them until the order expires and keep the enemy busy.',
+  'Our supply lines run through these planets. Keep them in Super Earth hands and wear down the enemy nearby.',
+] as const
+
+export const MISSION_BRIEFS = [
+  'The Ministry of Defense requires field data from every front. Complete the designated operations.',
+  'Every completed mission brings victory closer. Deploy, complete your objectives and extract.',
+] as const
+
+/** The order the resumed war opens with, one task of every type. */
+export const SHOWCASE_BRIEF =
+  'The enemy is testing every front at once. Extract, eradicate, complete missions and operations, liberate, defend, hold and expand: Super Earth needs it all.'
+
 export const liberatedText = (planet: string) =>
   `<i=3>${planet.toUpperCase()} LIBERATED</i>\nWell done, Helldivers. ${planet} has been returned to the care of Managed Democracy.`
 

@@ -30,7 +30,9 @@ export interface SimState {
   campaigns: number
   planetEvents: number
   lastDispatchId: number | null
+  /** The oldest running order (null: none); `assignments` lists them all. */
   assignment: { id32: number; expiresIn: number; progress: number[] } | null
+  assignments: { id32: number; expiresIn: number; progress: number[] }[]
   galaxy: ReturnType<War['summary']>['galaxy_stats']
   pcstore: { game1: number; game2: number }
 }
@@ -152,7 +154,8 @@ export class World {
       campaigns: status.campaigns?.length ?? 0,
       planetEvents: status.planetEvents?.length ?? 0,
       lastDispatchId: news[0]?.id ?? null,
-      assignment: war.orderView(),
+      assignment: war.ordersView()[0] ?? null,
+      assignments: war.ordersView(),
       galaxy: war.summary().galaxy_stats,
       pcstore: {
         game1: this.pcstorePlayers(PCSTORE_APP_IDS.game1) ?? 0,

@@ -78,8 +78,12 @@ export interface FightInput {
 
 export const NO_FIGHT: FightInput = { campaigns: [], events: [], attacks: [], jointOperations: [] }
 
-/** The rows of one tick, each table in one statement; a tick already stored adds nothing. */
-export async function insert(tx: Tx, at: Date, warId: number, f: FightInput) {
+/**
+ * The rows of one tick, each table in one statement, and the spans of its events and
+ * campaigns (sql/0014_fight_spans.sql) moved to include it; a tick already stored adds
+ * nothing. `warTime`: the tick's status war time.
+ */
+export async function insert(tx: Tx, at: Date, warId: number, f: FightInput, warTime: number | null = null) {
   // One multi-row INSERT per table (postgres.js's row helper), each row stamped with the tick.
   const rowsOf = (table: string, rows: object[]) => {
     if (!rows.length) return null
@@ -91,6 +95,8 @@ export async function insert(tx: Tx, at: Date, warId: number, f: FightInput) {
     rowsOf('planet_event_snapshots', f.events),
     rowsOf('planet_attack_snapshots', f.attacks),
     rowsOf('joint_operation_snapshots', f.jointOperations),
+    spanEvents(tx, at, warId, f.events, warTime),
+    spanCampaigns(tx, at, warId, f.campaigns),
   ])
   return {
     campaignHistory: campaigns?.count ?? 0,
@@ -98,6 +104,37 @@ export async function insert(tx: Tx, at: Date, warId: number, f: FightInput) {
     planetAttacks: attacks?.count ?? 0,
     jointOperations: jointOperations?.count ?? 0,
   }
+}
+
+/** The events' spans include tick `at`: first and last sighting, and the state at the last one (whichever order ticks come in). */
+function spanEvents(tx: Tx, at: Date, warId: number, events: FightInput['events'], warTime: number | null) {
+  if (!events.length) return null
+  const rows = events.map((e) => ({
+    war_id: warId, event_id: e.event_id, planet_index: e.planet_index, event_type: e.event_type, race: e.race, campaign_id: e.campaign_id,
+    max_health: e.max_health, first_seen_at: at, last_seen_at: at, last_health: e.health, last_war_time: warTime,
+    expire_war_time: e.expire_war_time, expires_at: e.expires_at, zero_at: e.health <= 0 ? at : null,
+  }))
+  // (The row helper needs the bare table name after INSERT INTO: no alias.)
+  const s = tx`planet_event_spans`
+  const latest = (column: string) => tx`${tx(column)} = CASE WHEN excluded.last_seen_at >= ${s}.last_seen_at THEN excluded.${tx(column)} ELSE ${s}.${tx(column)} END`
+  return tx`
+    INSERT INTO planet_event_spans ${tx(rows)}
+    ON CONFLICT (war_id, event_id) DO UPDATE SET
+      ${latest('last_health')}, ${latest('last_war_time')}, ${latest('expire_war_time')}, ${latest('expires_at')},
+      ${latest('planet_index')}, ${latest('race')}, ${latest('campaign_id')}, ${latest('max_health')}, ${latest('event_type')},
+      first_seen_at = least(${s}.first_seen_at, excluded.first_seen_at),
+      last_seen_at = greatest(${s}.last_seen_at, excluded.last_seen_at),
+      zero_at = least(${s}.zero_at, excluded.zero_at)`
+}
+
+function spanCampaigns(tx: Tx, at: Date, warId: number, campaigns: FightInput['campaigns']) {
+  if (!campaigns.length) return null
+  const rows = campaigns.map((c) => ({ war_id: warId, campaign_id: c.campaign_id, planet_index: c.planet_index, type: c.type, first_seen_at: at, last_seen_at: at }))
+  return tx`
+    INSERT INTO campaign_spans ${tx(rows)}
+    ON CONFLICT (war_id, campaign_id) DO UPDATE SET
+      first_seen_at = least(campaign_spans.first_seen_at, excluded.first_seen_at),
+      last_seen_at = greatest(campaign_spans.last_seen_at, excluded.last_seen_at)`
 }
 
 /** The fight at a war's latest full-status tick at or before `at` (null: the latest); `at` is that tick's time (null: no tick). */
@@ -118,5 +155,53 @@ async function atTick(sql: Sql, warId: number, at: Date | null) {
   return { at: t, campaigns: [...campaigns], events: [...events], attacks: [...attacks], jointOperations: [...jointOperations] }
 }
 
+/** A campaign at a tick, with the first tick that showed it. */
+export interface CampaignAtTick extends CampaignRow {
+  firstSeenAt: Date
+}
+
+/** The war's campaigns at tick `at`, each with the first tick that showed it. */
+async function campaignsAt(sql: Sql, warId: number, at: Date): Promise<CampaignAtTick[]> {
+  return [...(await sql<CampaignAtTick[]>`
+    SELECT ${selectRow(sql, CampaignRow, { campaignId: sql`c.campaign_id`, planetIndex: sql`c.planet_index`, type: sql`c.type`, count: sql`c.count`, race: sql`c.race` })},
+      (SELECT min(f.captured_at) FROM campaign_snapshots f WHERE f.war_id = c.war_id AND f.campaign_id = c.campaign_id) AS "firstSeenAt"
+    FROM campaign_snapshots c
+    WHERE c.war_id = ${warId} AND c.captured_at = ${at}
+    ORDER BY c.campaign_id`)]
+}
+
+/** A tick of an event's health. */
+export interface EventTick {
+  t: Date
+  health: number
+  maxHealth: number
+}
+
+/** An event at a tick, with its ticks in a window (oldest first). */
+export interface EventWindow extends PlanetEventRow {
+  ticks: EventTick[]
+}
+
+/**
+ * The war's planet events at tick `at` (those on `planetIndexes` when given), each with
+ * its own ticks in (from, to].
+ */
+async function eventWindows(sql: Sql, f: { warId: number; at: Date; planetIndexes?: readonly number[]; from: Date; to: Date }): Promise<EventWindow[]> {
+  const events = await sql<PlanetEventRow[]>`
+    SELECT ${selectRow(sql, PlanetEventRow, { startWarTime: sql`start_war_time`, expireWarTime: sql`expire_war_time` })}
+    FROM planet_event_snapshots
+    WHERE war_id = ${f.warId} AND captured_at = ${f.at} ${f.planetIndexes ? sql`AND planet_index = ANY(${[...f.planetIndexes]}::int[])` : sql``}
+    ORDER BY event_id`
+  if (!events.length) return []
+  const ticks = await sql<(EventTick & { eventId: number })[]>`
+    SELECT event_id AS "eventId", captured_at AS t, health, max_health AS "maxHealth"
+    FROM planet_event_snapshots
+    WHERE war_id = ${f.warId} AND event_id IN ${sql(events.map((e) => e.eventId))} AND captured_at > ${f.from} AND captured_at <= ${f.to}
+    ORDER BY event_id, captured_at`
+  const byEvent = new Map<number, EventTick[]>(events.map((e) => [e.eventId, []]))
+  for (const { eventId, ...tick } of ticks) byEvent.get(eventId)!.push(tick)
+  return events.map((e) => ({ ...e, ticks: byEvent.get(e.eventId)! }))
+}
+
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
-export const reads = { atTick }
+export const reads = { atTick, campaignsAt, eventWindows }

@@ -9,8 +9,10 @@ import type { ReadReplicas } from '../db/replicas.ts'
 import * as dispatches from './dispatches.ts'
 import * as fight from './fight.ts'
 import * as majorOrders from './major-orders.ts'
+import * as planetEffects from './planet-effects.ts'
 import * as planetStatus from './planet-status.ts'
 import * as playerCounts from './player-counts.ts'
+import * as ticks from './ticks.ts'
 import * as timeline from './timeline.ts'
 import * as texts from './texts.ts'
 import * as war from './war.ts'
@@ -44,9 +46,11 @@ export function createStore(db: { sql: Sql; gate: DatabaseGate; replicas?: ReadR
     war: bind(run, war.reads),
     fight: bind(run, fight.reads),
     planetStatus: bind(run, planetStatus.reads),
+    planetEffects: bind(run, planetEffects.reads),
     warSummary: bind(run, warSummary.reads),
     majorOrders: bind(run, majorOrders.reads),
     dispatches: bind(run, dispatches.reads),
+    ticks: bind(run, ticks.reads),
     timeline: bind(run, timeline.reads),
     texts: bind(run, texts.reads),
   }

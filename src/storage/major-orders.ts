@@ -13,6 +13,7 @@ export const MajorOrderRow = t.Object(
     warID: Int('War id'),
     title: Nullable(t.String(), 'Title'),
     briefing: Nullable(t.String(), 'Briefing text'),
+    brief: Nullable(t.String(), 'The briefing again (same text), under the name public notifiers read (`items[0].brief`)'),
     description: Nullable(t.String(), 'Task description'),
     firstSeenAt: Timestamp('First sighting'),
     lastSeenAt: Timestamp('Last sighting'),
@@ -29,7 +30,13 @@ export type MajorOrderRow = Static<typeof MajorOrderRow>
 
 /** The row answered with `lang`: its texts in that language, or every language's. */
 export const LocalizedMajorOrderRow = t.Object(
-  { ...MajorOrderRow.properties, title: LocalizedText('Title'), briefing: LocalizedText('Briefing text'), description: LocalizedText('Task description') },
+  {
+    ...MajorOrderRow.properties,
+    title: LocalizedText('Title'),
+    briefing: LocalizedText('Briefing text'),
+    brief: LocalizedText('The briefing again (same text), under the name public notifiers read'),
+    description: LocalizedText('Task description'),
+  },
   { description: 'Major order row' },
 )
 export type LocalizedMajorOrderRow = Static<typeof LocalizedMajorOrderRow>
@@ -49,7 +56,7 @@ function orders(sql: Sql, f: { warId?: number; lang?: Lang }, p: Slice): Promise
   const where = f.warId === undefined ? sql`` : sql`WHERE war_id = ${f.warId}`
   const lang = f.lang
   const text = (column: string) => (lang ? localizedColumn(sql, lang, 'major_order_texts', sql`t.order_id32 = major_orders.order_id32`, column) : sql`${sql(column)}`)
-  const texts = { title: text('title'), briefing: text('briefing'), description: text('task_description') }
+  const texts = { title: text('title'), briefing: text('briefing'), brief: text('briefing'), description: text('task_description') }
   return pageWithTotal(
     sql<LocalizedMajorOrderRow[]>`
       SELECT ${selectRow(sql, MajorOrderRow, { warID: sql`war_id`, ...texts })}
@@ -86,6 +93,21 @@ export const OrderTask = t.Object({
   fraction: Nullable(t.Number(), 'value / target, capped at 1; null without a target or a value'),
 })
 
+/**
+ * A task as `states()` reads it: the answered fields, plus what the service puts into words
+ * (services/major-orders.ts) and then drops: the raw values, the stored name of the planet
+ * it targets, and its rate over the window.
+ */
+export const OrderTaskRow = t.Object({
+  ...OrderTask.properties,
+  values: t.Array(t.Number()),
+  valueTypes: t.Array(t.Number()),
+  planetName: Nullable(t.String(), "Name of the targeted planet (valueType 11 = 1, index at valueType 12) in the order's war, when stored"),
+  ratePerHour: Nullable(t.Number(), 'Least-squares slope of the progress slot per hour over the snapshots in the window'),
+  rateSamples: Int('Snapshots in the window with the slot'),
+})
+export type OrderTaskRow = Static<typeof OrderTaskRow>
+
 export const OrderState = t.Object(
   {
     orderId32: Int('Order id'),
@@ -102,6 +124,7 @@ export const OrderState = t.Object(
     completedAt: Nullable(Timestamp(), 'First progress snapshot at which every task was done'),
     firstSeenAt: Timestamp('First sighting'),
     lastSeenAt: Timestamp('Last sighting'),
+    progressAt: Nullable(Timestamp(), 'Time of the latest progress snapshot (the moment of the tasks\' values); null before any'),
     tasks: t.Array(OrderTask),
     rewards: t.Array(t.Any(), { description: 'Raw upstream reward list [{type, id32, amount}]' }),
     rewardMedals: Int('Medals rewarded'),
@@ -109,43 +132,80 @@ export const OrderState = t.Object(
   { description: 'Major order with its derived state' },
 )
 export type OrderState = Static<typeof OrderState>
+export type OrderStateRow = Omit<OrderState, 'tasks'> & { tasks: OrderTaskRow[] }
 
 /**
  * The war's orders, last seen first, with their state as of `asOf` (rules in sql/0008 and
  * the OrderState descriptions). An order is "in the feed" when it was seen at the war's
  * latest full-status tick. With `lang`, the texts of that language (or of every one).
+ * Each task also carries its raw values, the stored name of the planet it targets
+ * (location type 1 at valueType 11, the planet index at valueType 12: upstream-feeds.md)
+ * and the least-squares slope per hour of its progress slot over the order's progress
+ * snapshots in (asOf - rateHours, asOf], x in hours from asOf.
+ *
+ * One statement, shaped for speed (GET /major-orders runs it at every request): the `limit`
+ * orders are chosen first (the index on war and last sighting), and only then read their
+ * latest progress, their rates (one pass over the window's snapshots per order, none for an
+ * order last seen before the window) and their tasks. A task's goal and done flag are
+ * mo_task_target and mo_task_done of sql/0008 written out inline (the same rules: the
+ * first value of valueType 3; done when the value reaches a goal > 0, else when it is
+ * non-zero), as those functions cost a call each; tasksDone counts the done tasks as
+ * mo_tasks_done does.
  */
-async function states(sql: Sql, f: { warId: number; asOf: Date; limit: number; lang?: Lang }): Promise<OrderState[]> {
+async function states(sql: Sql, f: { warId: number; asOf: Date; limit: number; lang?: Lang; rateHours: number }): Promise<OrderStateRow[]> {
   const lang = f.lang
   const text = (column: string) => (lang ? localizedColumn(sql, lang, 'major_order_texts', sql`t.order_id32 = o.order_id32`, column) : sql`o.${sql(column)}`)
-  return [...(await sql<OrderState[]>`
-    WITH latest AS (SELECT max(captured_at) AS t FROM full_status_ticks WHERE war_id = ${f.warId})
+  const rateFrom = new Date(f.asOf.getTime() - f.rateHours * 3_600_000)
+  const hoursFromAsOf = sql`(extract(epoch FROM w.captured_at - ${f.asOf}::timestamptz) / 3600)::float8`
+  // The first value of a task whose valueType is `code` (over vt, the task's valueTypes with their positions).
+  const valueAt = (code: string) => sql`(array_agg((tv.task -> 'values' ->> (vt.k - 1)::int)::numeric ORDER BY vt.k) FILTER (WHERE vt.code = ${code}))[1]`
+  return [...(await sql<OrderStateRow[]>`
+    WITH latest AS (SELECT max(captured_at) AS t FROM full_status_ticks WHERE war_id = ${f.warId}),
+         o AS (SELECT * FROM major_orders WHERE war_id = ${f.warId} ORDER BY last_seen_at DESC, order_id32 DESC LIMIT ${f.limit})
     SELECT o.order_id32 AS "orderId32", o.war_id AS "warID",
            ${text('title')} AS title, ${text('briefing')} AS briefing, ${text('task_description')} AS description,
            CASE WHEN o.completed_at IS NOT NULL THEN 'completed'
                 WHEN x.expires_at <= ${f.asOf} THEN 'failed'
                 WHEN o.last_seen_at < (SELECT t FROM latest) THEN 'withdrawn'
                 ELSE 'active' END AS status,
-           coalesce(mo_tasks_done(o.tasks, p.progress), 0) AS "tasksDone",
-           greatest(jsonb_array_length(coalesce(o.tasks, '[]')), jsonb_array_length(coalesce(p.progress, '[]'))) AS "tasksTotal",
+           tk.done AS "tasksDone", tk.total AS "tasksTotal",
            x.expires_at AS "expiresAt", o.completed_at AS "completedAt",
-           o.first_seen_at AS "firstSeenAt", o.last_seen_at AS "lastSeenAt",
-           (SELECT coalesce(jsonb_agg(jsonb_build_object(
-                     'index', i, 'type', (task ->> 'type')::int, 'value', v, 'target', CASE WHEN target > 0 THEN target END,
-                     'done', coalesce(mo_task_done(task, v), false),
-                     'fraction', CASE WHEN target > 0 AND v IS NOT NULL THEN least(v / target, 1)::float8 END) ORDER BY i), '[]')
-            FROM generate_series(0, greatest(jsonb_array_length(coalesce(o.tasks, '[]')), jsonb_array_length(coalesce(p.progress, '[]'))) - 1) AS i
-            CROSS JOIN LATERAL (SELECT o.tasks -> i AS task, (p.progress ->> i)::numeric AS v) tv
-            CROSS JOIN LATERAL (SELECT mo_task_target(tv.task) AS target) tt) AS tasks,
-           o.rewards, o.reward_medals AS "rewardMedals"
-    FROM major_orders o
+           o.first_seen_at AS "firstSeenAt", o.last_seen_at AS "lastSeenAt", p.captured_at AS "progressAt",
+           tk.tasks, o.rewards, o.reward_medals AS "rewardMedals"
+    FROM o
     CROSS JOIN LATERAL (SELECT o.last_seen_at + make_interval(secs => o.expires_in_last_seen) AS expires_at) x
     LEFT JOIN LATERAL (
-      SELECT progress FROM major_order_progress WHERE order_id32 = o.order_id32 ORDER BY captured_at DESC LIMIT 1
+      SELECT progress, captured_at FROM major_order_progress WHERE order_id32 = o.order_id32 ORDER BY captured_at DESC LIMIT 1
     ) p ON true
-    WHERE o.war_id = ${f.warId}
-    ORDER BY o.last_seen_at DESC, o.order_id32 DESC
-    LIMIT ${f.limit}`)]
+    LEFT JOIN LATERAL (
+      SELECT jsonb_object_agg(s.i, jsonb_build_array(s.rate, s.n)) AS by_index
+      FROM (
+        SELECT e.i - 1 AS i, regr_slope(e.v::float8, ${hoursFromAsOf}) AS rate, regr_count(e.v::float8, ${hoursFromAsOf})::int AS n
+        FROM major_order_progress w
+        CROSS JOIN LATERAL jsonb_array_elements_text(w.progress) WITH ORDINALITY AS e(v, i)
+        WHERE o.last_seen_at > ${rateFrom} AND w.order_id32 = o.order_id32 AND w.captured_at > ${rateFrom} AND w.captured_at <= ${f.asOf}
+        GROUP BY e.i) s
+    ) r ON true
+    CROSS JOIN LATERAL (
+      SELECT count(*) FILTER (WHERE t.done)::int AS done, count(*)::int AS total,
+             coalesce(jsonb_agg(jsonb_build_object(
+               'index', t.i, 'type', (t.task ->> 'type')::int, 'value', t.v, 'target', CASE WHEN t.target > 0 THEN t.target END,
+               'done', t.done, 'fraction', CASE WHEN t.target > 0 AND t.v IS NOT NULL THEN least(t.v / t.target, 1)::float8 END,
+               'values', coalesce(t.task -> 'values', '[]'), 'valueTypes', coalesce(t.task -> 'valueTypes', '[]'),
+               'planetName', CASE WHEN t.location_type = 1 THEN (
+                 SELECT name FROM planets WHERE war_id = o.war_id AND planet_index = t.location_index::bigint) END,
+               'ratePerHour', r.by_index -> t.i::text -> 0, 'rateSamples', coalesce((r.by_index -> t.i::text ->> 1)::int, 0)) ORDER BY t.i), '[]') AS tasks
+      FROM (
+        SELECT i, tv.task, tv.v, vals.target, vals.location_type, vals.location_index,
+               coalesce(CASE WHEN vals.target > 0 THEN tv.v >= vals.target ELSE tv.v <> 0 END, false) AS done
+        FROM generate_series(0, greatest(jsonb_array_length(coalesce(o.tasks, '[]')), jsonb_array_length(coalesce(p.progress, '[]'))) - 1) AS i
+        CROSS JOIN LATERAL (SELECT o.tasks -> i AS task, (p.progress ->> i)::numeric AS v) tv
+        CROSS JOIN LATERAL (
+          SELECT ${valueAt('3')} AS target, ${valueAt('11')} AS location_type, ${valueAt('12')} AS location_index
+          FROM jsonb_array_elements_text(coalesce(tv.task -> 'valueTypes', '[]')) WITH ORDINALITY AS vt(code, k)) vals
+      ) t
+    ) tk
+    ORDER BY o.last_seen_at DESC, o.order_id32 DESC`)]
 }
 
 // ------------------------------------------------------------------ writes (full-status collector)

@@ -67,26 +67,29 @@ async function hourly(sql: Sql, warId: number, planetIndex: number, from: Date, 
     ORDER BY bucket`)]
 }
 
-/** A planet of the liberation view: its lookup data and its ticks in the window, oldest first. */
+/** A planet of the liberation view: its lookup data, its ticks in the window (oldest first), and its latest row when none is in the window. */
 export interface PlanetWindow {
   planetIndex: number
   planetName: string
   sectorName: string | null
   maxHealth: number
   ticks: PlanetPoint[]
+  /** The planet's latest row at or before the window's end when the window has none (a long freeze or outage); null otherwise or without any. */
+  latest: PlanetPoint | null
 }
 
 /**
- * The planets in the war's current campaigns (or the one planet asked for), each with its
- * ticks in (from, to]; a planet unknown for the war is left out.
+ * The planets asked for (or those in the war's current campaigns), each with its ticks in
+ * (from, to], and, for a planet without one there, its latest row before; a planet unknown
+ * for the war is left out.
  */
-async function windows(sql: Sql, f: { warId: number; planetIndex?: number; from: Date; to: Date }): Promise<PlanetWindow[]> {
-  const planets = await sql<Omit<PlanetWindow, 'ticks'>[]>`
+async function windows(sql: Sql, f: { warId: number; planetIndexes?: readonly number[]; from: Date; to: Date }): Promise<PlanetWindow[]> {
+  const planets = await sql<Omit<PlanetWindow, 'ticks' | 'latest'>[]>`
     SELECT p.planet_index AS "planetIndex", p.name AS "planetName", p.sector_name AS "sectorName", p.max_health AS "maxHealth"
     FROM planets p
-    WHERE p.war_id = ${f.warId} AND ${f.planetIndex === undefined
+    WHERE p.war_id = ${f.warId} AND ${f.planetIndexes === undefined
       ? sql`p.planet_index IN (SELECT planet_index FROM campaigns WHERE war_id = ${f.warId})`
-      : sql`p.planet_index = ${f.planetIndex}`}
+      : sql`p.planet_index = ANY(${[...f.planetIndexes]}::int[])`}
     ORDER BY p.planet_index`
   if (!planets.length) return []
   const ticks = await sql<(PlanetPoint & { planetIndex: number })[]>`
@@ -97,7 +100,20 @@ async function windows(sql: Sql, f: { warId: number; planetIndex?: number; from:
     ORDER BY planet_index, captured_at`
   const byPlanet = new Map<number, PlanetPoint[]>(planets.map((p) => [p.planetIndex, []]))
   for (const { planetIndex, ...tick } of ticks) byPlanet.get(planetIndex)!.push(tick)
-  return planets.map((p) => ({ ...p, ticks: byPlanet.get(p.planetIndex)! }))
+  const empty = planets.filter((p) => !byPlanet.get(p.planetIndex)!.length).map((p) => p.planetIndex)
+  const latest = new Map<number, PlanetPoint>()
+  if (empty.length) {
+    const rows = await sql<(PlanetPoint & { planetIndex: number })[]>`
+      SELECT i.planet_index AS "planetIndex", s.t, s.owner, s.health, s."regenPerSecond", s.players
+      FROM unnest(${empty}::int[]) AS i(planet_index)
+      CROSS JOIN LATERAL (
+        SELECT captured_at AS t, owner, health, regen_per_second AS "regenPerSecond", players
+        FROM planet_status_snapshots
+        WHERE war_id = ${f.warId} AND planet_index = i.planet_index AND captured_at <= ${f.to}
+        ORDER BY captured_at DESC LIMIT 1) s`
+    for (const { planetIndex, ...row } of rows) latest.set(planetIndex, row)
+  }
+  return planets.map((p) => ({ ...p, ticks: byPlanet.get(p.planetIndex)!, latest: latest.get(p.planetIndex) ?? null }))
 }
 
 /** The war's latest status tick time; null before the first. */

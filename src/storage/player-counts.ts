@@ -111,11 +111,11 @@ async function latestValue(sql: Sql, s: DiverSource): Promise<number | null> {
   return row?.v ?? null
 }
 
-/** The series' latest row at or before `at` (of all, when `at` is null): its time and raw value. */
-async function valueAtOrBefore(sql: Sql, s: DiverSource, at: Date | null): Promise<{ at: Date; v: number } | null> {
+/** The series' latest row at or before `at` (of all, when `at` is null), of war `warId` when given: its time and raw value. */
+async function valueAtOrBefore(sql: Sql, s: DiverSource, at: Date | null, warId?: number): Promise<{ at: Date; v: number } | null> {
   const [row] = await sql<{ at: Date; v: number }[]>`
     SELECT captured_at AS at, ${rawValue(sql, s)} AS v FROM player_count_snapshots
-    WHERE ${series(sql, s)} ${at ? sql`AND captured_at <= ${at}` : sql``}
+    WHERE ${series(sql, s)} ${at ? sql`AND captured_at <= ${at}` : sql``} ${warId === undefined ? sql`` : sql`AND war_id = ${warId}`}
     ORDER BY captured_at DESC LIMIT 1`
   return row ?? null
 }

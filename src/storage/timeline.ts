@@ -1,8 +1,9 @@
 /**
  * The event timeline (chart markers): owner changes between status ticks
- * (planet_owner_changes, kept by the full-status writes), major orders issued, completed,
- * failed or withdrawn (major_orders, same rules as their derived state), dispatches and
- * the start of a war. Read as one UNION ALL, newest first. With `lang`, order titles and
+ * (planet_owner_changes, kept by the full-status writes), defenses started, won or lost and
+ * campaigns started or ended (the spans the full-status writes keep, storage/fight.ts),
+ * major orders issued, completed, failed or withdrawn (major_orders, same rules as their
+ * derived state), dispatches and the start of a war. Read as one UNION ALL, newest first. With `lang`, order titles and
  * dispatch messages are the texts of that language (or of every one), as on their own routes.
  */
 import { t, type Static } from 'elysia'
@@ -13,6 +14,7 @@ import { localizedColumn, LocalizedText, type Lang } from './texts.ts'
 
 export const EVENT_TYPES = [
   'planet_liberated', 'planet_lost', 'planet_owner_changed',
+  'defense_started', 'defense_won', 'defense_lost', 'campaign_started', 'campaign_ended',
   'major_order_issued', 'major_order_completed', 'major_order_failed', 'major_order_withdrawn',
   'dispatch', 'war_started',
 ] as const
@@ -21,7 +23,10 @@ export type EventType = (typeof EVENT_TYPES)[number]
 export const TimelineEvent = t.Object(
   {
     at: Timestamp('When it happened (for owner changes: the first tick with the new owner)'),
-    type: t.UnionEnum(EVENT_TYPES, { description: 'planet_liberated: to the players; planet_lost: from the players; planet_owner_changed: between enemies' }),
+    type: t.UnionEnum(EVENT_TYPES, {
+      description:
+        'planet_liberated: to the players; planet_lost: from the players; planet_owner_changed: between enemies; defense_*: a planet event (rules in docs/api.md "War intelligence"); campaign_*: a campaign first and no longer listed',
+    }),
     warID: t.Integer({ description: 'War id' }),
     planetIndex: Nullable(t.Integer(), 'Planet events: the planet'),
     planetName: Nullable(t.String(), 'Planet events: its name'),
@@ -31,6 +36,9 @@ export const TimelineEvent = t.Object(
     title: LocalizedText('Major-order events: its title'),
     dispatchId: Nullable(t.Integer(), 'Dispatch events: the dispatch id'),
     message: LocalizedText('Dispatch events: the message'),
+    eventId: Nullable(t.Integer(), 'Defense events: the planet event'),
+    campaignId: Nullable(t.Integer(), 'Defense and campaign events: the campaign'),
+    race: Nullable(t.Integer(), 'Defense events: the attacking faction'),
   },
   { description: 'Timeline event' },
 )
@@ -44,16 +52,38 @@ function events(sql: Sql, f: { warId: number; types: readonly EventType[]; range
   const none = sql`NULL::int AS "planetIndex", NULL::text AS "planetName", NULL::int AS "fromOwner", NULL::int AS "toOwner"`
   const noOrder = sql`NULL::bigint AS "orderId32", NULL::text AS title`
   const noDispatch = sql`NULL::bigint AS "dispatchId", NULL::text AS message`
+  const noFight = sql`NULL::bigint AS "eventId", NULL::bigint AS "campaignId", NULL::int AS race`
+  const noOwners = sql`NULL::int AS "fromOwner", NULL::int AS "toOwner"`
   const orders = (type: EventType, at: ReturnType<Sql>, where: ReturnType<Sql>) => sql`
-    SELECT ${at} AS at, ${type}::text AS type, o.war_id AS "warID", ${none}, o.order_id32 AS "orderId32", o.title, ${noDispatch}
+    SELECT ${at} AS at, ${type}::text AS type, o.war_id AS "warID", ${none}, o.order_id32 AS "orderId32", o.title, ${noDispatch}, ${noFight}
     FROM major_orders o CROSS JOIN LATERAL (SELECT o.last_seen_at + make_interval(secs => o.expires_in_last_seen) AS expires_at) x
     WHERE o.war_id = ${f.warId} AND ${where}`
   const all = sql`
     SELECT c.captured_at AS at,
            CASE WHEN c.to_owner = 1 THEN 'planet_liberated' WHEN c.from_owner = 1 THEN 'planet_lost' ELSE 'planet_owner_changed' END AS type,
            c.war_id AS "warID", c.planet_index AS "planetIndex", p.name AS "planetName", c.from_owner::int AS "fromOwner", c.to_owner::int AS "toOwner",
-           ${noOrder}, ${noDispatch}
+           ${noOrder}, ${noDispatch}, ${noFight}
     FROM planet_owner_changes c LEFT JOIN planets p ON p.war_id = c.war_id AND p.planet_index = c.planet_index
+    WHERE c.war_id = ${f.warId}
+    UNION ALL
+    SELECT e.first_seen_at, 'defense_started', e.war_id, e.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, e.event_id, e.campaign_id, e.race
+    FROM planet_event_spans e LEFT JOIN planets p ON p.war_id = e.war_id AND p.planet_index = e.planet_index
+    WHERE e.war_id = ${f.warId}
+    UNION ALL
+    SELECT x.at, x.type, e.war_id, e.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, e.event_id, e.campaign_id, e.race
+    FROM planet_event_spans e
+    ${defenseEnd(sql)}
+    LEFT JOIN planets p ON p.war_id = e.war_id AND p.planet_index = e.planet_index
+    WHERE e.war_id = ${f.warId} AND x.at IS NOT NULL
+    UNION ALL
+    SELECT c.first_seen_at, 'campaign_started', c.war_id, c.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, NULL, c.campaign_id, NULL
+    FROM campaign_spans c LEFT JOIN planets p ON p.war_id = c.war_id AND p.planet_index = c.planet_index
+    WHERE c.war_id = ${f.warId}
+    UNION ALL
+    SELECT nx.t, 'campaign_ended', c.war_id, c.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, NULL, c.campaign_id, NULL
+    FROM campaign_spans c
+    CROSS JOIN LATERAL (${nextTick(sql, sql`c.war_id`, sql`c.last_seen_at`)}) nx
+    LEFT JOIN planets p ON p.war_id = c.war_id AND p.planet_index = c.planet_index
     WHERE c.war_id = ${f.warId}
     UNION ALL ${orders('major_order_issued', sql`o.first_seen_at`, sql`true`)}
     UNION ALL ${orders('major_order_completed', sql`o.completed_at`, sql`o.completed_at IS NOT NULL`)}
@@ -61,13 +91,13 @@ function events(sql: Sql, f: { warId: number; types: readonly EventType[]; range
     UNION ALL ${orders('major_order_withdrawn', sql`o.last_seen_at`, sql`o.completed_at IS NULL AND x.expires_at > ${f.asOf}
       AND o.last_seen_at < (SELECT max(captured_at) FROM full_status_ticks WHERE war_id = ${f.warId})`)}
     UNION ALL
-    SELECT d.published_at, 'dispatch', d.war_id, ${none}, ${noOrder}, d.dispatch_id, d.message
+    SELECT d.published_at, 'dispatch', d.war_id, ${none}, ${noOrder}, d.dispatch_id, d.message, ${noFight}
     FROM dispatches d WHERE d.war_id = ${f.warId}
     UNION ALL
-    SELECT coalesce(w.start_date, w.first_seen_at), 'war_started', w.war_id, ${none}, ${noOrder}, ${noDispatch}
+    SELECT coalesce(w.start_date, w.first_seen_at), 'war_started', w.war_id, ${none}, ${noOrder}, ${noDispatch}, ${noFight}
     FROM wars w WHERE w.war_id = ${f.warId}`
   const where = sql`WHERE e.type IN ${sql(f.types as EventType[])} ${withinRange(sql, 'at', f.range)}`
-  const order = sql`e.at DESC, e.type, coalesce(e."planetIndex", e."orderId32", e."dispatchId")`
+  const order = sql`e.at DESC, e.type, coalesce(e."planetIndex", e."orderId32", e."dispatchId"), e."eventId", e."campaignId"`
   const page = sql`SELECT * FROM (${all}) e ${where} ORDER BY ${order} LIMIT ${p.limit} OFFSET ${p.offset}`
   const { lang } = f
   const rows = !lang
@@ -76,10 +106,38 @@ function events(sql: Sql, f: { warId: number; types: readonly EventType[]; range
       SELECT e.at, e.type, e."warID", e."planetIndex", e."planetName", e."fromOwner", e."toOwner", e."orderId32",
              CASE WHEN e."orderId32" IS NOT NULL THEN ${localizedColumn(sql, lang, 'major_order_texts', sql`t.order_id32 = e."orderId32"`, 'title')} END AS title,
              e."dispatchId",
-             CASE WHEN e."dispatchId" IS NOT NULL THEN ${localizedColumn(sql, lang, 'dispatch_texts', sql`t.war_id = e."warID" AND t.dispatch_id = e."dispatchId"`, 'message')} END AS message
+             CASE WHEN e."dispatchId" IS NOT NULL THEN ${localizedColumn(sql, lang, 'dispatch_texts', sql`t.war_id = e."warID" AND t.dispatch_id = e."dispatchId"`, 'message')} END AS message,
+             e."eventId", e."campaignId", e.race
       FROM (${page}) e ORDER BY ${order}`
   return pageWithTotal(sql<TimelineEvent[]>`${rows}`, sql<{ n: number }[]>`SELECT count(*)::int AS n FROM (${all}) e ${where}`)
 }
+
+/** The war's first full-status tick (with planets) after `after`: its time `t` and war time. */
+const nextTick = (sql: Sql, warId: ReturnType<Sql>, after: ReturnType<Sql>) => sql`
+  SELECT f.captured_at AS t, f.upstream_war_time AS war_time FROM full_status_ticks f
+  WHERE f.war_id = ${warId} AND f.captured_at > ${after} AND f.planets_written > 0
+  ORDER BY f.captured_at LIMIT 1`
+
+/**
+ * How and when a defense ended (`x.at` null while it runs), first rule that applies:
+ * 1. its health reached 0 (the attack is beaten): won, at the first tick that showed it;
+ * 2. a tick at or past its expiry (war time) with health left: lost, at the first such
+ *    tick, whether the event is still listed then or gone;
+ * 3. gone from the feed before its expiry: won if the players still hold the planet at
+ *    the first tick without it, lost if they do not.
+ */
+const defenseEnd = (sql: Sql) => sql`
+    LEFT JOIN LATERAL (
+      SELECT f.captured_at AS t FROM full_status_ticks f
+      WHERE f.war_id = e.war_id AND f.upstream_war_time >= e.expire_war_time AND f.captured_at > e.first_seen_at AND f.planets_written > 0
+      ORDER BY f.upstream_war_time LIMIT 1) xp ON true
+    LEFT JOIN LATERAL (${nextTick(sql, sql`e.war_id`, sql`e.last_seen_at`)}) nx ON true
+    LEFT JOIN LATERAL (
+      SELECT s.owner FROM planet_status_snapshots s WHERE s.war_id = e.war_id AND s.planet_index = e.planet_index AND s.captured_at = nx.t) o ON true
+    CROSS JOIN LATERAL (
+      SELECT CASE WHEN e.zero_at IS NOT NULL THEN e.zero_at WHEN xp.t IS NOT NULL THEN xp.t ELSE nx.t END AS at,
+             CASE WHEN e.zero_at IS NOT NULL THEN 'defense_won' WHEN xp.t IS NOT NULL THEN 'defense_lost'
+                  WHEN o.owner IS NOT NULL AND o.owner <> 1 THEN 'defense_lost' ELSE 'defense_won' END AS type) x`
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
 export const reads = { events }

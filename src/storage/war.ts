@@ -54,6 +54,16 @@ export const PlanetLookupRow = t.Object({
   disabled: t.Boolean({ description: 'Disabled by the upstream' }),
   waypoints: t.Array(t.Integer(), { description: 'Supply lines to other planet indexes' }),
 })
+
+/** A region of a planet as the war info lists it (its `planetRegions`): region index and settings hash. */
+export interface PlanetRegionRef {
+  index: number
+  hash: number
+}
+
+/** A planet lookup row with the regions the war info listed for the planet (by index; [] when none). */
+export type StoredPlanetRow = Static<typeof PlanetLookupRow> & { regions: PlanetRegionRef[] }
+
 export const SectorRow = t.Object({ name: t.String({ description: 'Sector name' }), planetCount: t.Integer({ description: 'Planets in the sector' }) })
 export const FactionRow = t.Object({ id: t.Integer({ description: 'Faction id (the owner values)' }), name: t.String({ description: 'Faction name' }) })
 
@@ -84,15 +94,15 @@ async function warState(sql: Sql, f: { warId?: number; planetIndex?: number }): 
   return { war, planets: [...planets], dataCapturedAt }
 }
 
-/** The planet lookup table of every stored war, by war then index. */
-async function planets(sql: Sql): Promise<Static<typeof PlanetLookupRow>[]> {
-  return [...(await sql<Static<typeof PlanetLookupRow>[]>`
+/** The planet lookup table of every stored war, by war then index, with each planet's regions. */
+async function planets(sql: Sql): Promise<StoredPlanetRow[]> {
+  return [...(await sql<StoredPlanetRow[]>`
     SELECT ${selectRow(sql, PlanetLookupRow, {
       warID: sql`war_id`,
       index: sql`planet_index`,
       sector: sql`sector_name`,
       position: sql`json_build_object('x', position_x, 'y', position_y)`,
-    })}
+    })}, regions
     FROM planets
     ORDER BY war_id, planet_index`)]
 }
@@ -134,6 +144,8 @@ export interface WarInfoRows {
     settings_hash: number | null
     upstream_sector_id: number | null
     waypoints: number[]
+    /** The war info's regions of the planet, by index (absent in ticks spooled before regions were read: none). */
+    regions?: PlanetRegionRef[]
   }[]
   states: { planet_index: number; owner: number; health: number; regen_per_second: number; players: number }[]
   factions: { faction_id: number; name: string }[]
@@ -172,24 +184,25 @@ export async function writeWarInfo(tx: Tx, at: Date, warId: number, r: WarInfoRo
 
   const planets = await tx`
     INSERT INTO planets (war_id, planet_index, name, sector_name, biome, position_x, position_y, max_health,
-                         initial_owner, disabled, settings_hash, upstream_sector_id, waypoints, updated_at)
+                         initial_owner, disabled, settings_hash, upstream_sector_id, waypoints, regions, updated_at)
     SELECT ${warId}, r.planet_index, r.name, r.sector_name, r.biome, r.position_x, r.position_y, r.max_health,
            r.initial_owner, r.disabled, r.settings_hash, r.upstream_sector_id,
-           ARRAY(SELECT jsonb_array_elements_text(r.waypoints)::integer), ${at}
+           ARRAY(SELECT jsonb_array_elements_text(r.waypoints)::integer), coalesce(r.regions, '[]'::jsonb), ${at}
     FROM jsonb_to_recordset(${asJson(r.planets)}::text::jsonb) AS r(
       planet_index integer, name text, sector_name text, biome text, position_x double precision,
       position_y double precision, max_health bigint, initial_owner smallint, disabled boolean,
-      settings_hash bigint, upstream_sector_id integer, waypoints jsonb)
+      settings_hash bigint, upstream_sector_id integer, waypoints jsonb, regions jsonb)
     ON CONFLICT (war_id, planet_index) DO UPDATE SET
       name = excluded.name, sector_name = excluded.sector_name, biome = excluded.biome,
       position_x = excluded.position_x, position_y = excluded.position_y, max_health = excluded.max_health,
       initial_owner = excluded.initial_owner, disabled = excluded.disabled, settings_hash = excluded.settings_hash,
-      upstream_sector_id = excluded.upstream_sector_id, waypoints = excluded.waypoints, updated_at = excluded.updated_at
+      upstream_sector_id = excluded.upstream_sector_id, waypoints = excluded.waypoints, regions = excluded.regions,
+      updated_at = excluded.updated_at
     WHERE (planets.name, planets.sector_name, planets.biome, planets.position_x, planets.position_y, planets.max_health,
-           planets.initial_owner, planets.disabled, planets.settings_hash, planets.upstream_sector_id, planets.waypoints)
+           planets.initial_owner, planets.disabled, planets.settings_hash, planets.upstream_sector_id, planets.waypoints, planets.regions)
       IS DISTINCT FROM
           (excluded.name, excluded.sector_name, excluded.biome, excluded.position_x, excluded.position_y, excluded.max_health,
-           excluded.initial_owner, excluded.disabled, excluded.settings_hash, excluded.upstream_sector_id, excluded.waypoints)
+           excluded.initial_owner, excluded.disabled, excluded.settings_hash, excluded.upstream_sector_id, excluded.waypoints, excluded.regions)
       AND planets.updated_at <= excluded.updated_at`
 
   const states = await tx`

@@ -99,6 +99,8 @@ describeOnEachDatabase('collectors', (target) => {
       planetEvents: status.planetEvents!.length,
       planetAttacks: new Set(status.planetAttacks!.map((a) => `${a.source}>${a.target}`)).size,
       jointOperations: status.jointOperations!.length,
+      // The planets' active effects (test/collect/planet-effects.test.ts checks the rows).
+      planetEffects: new Set(status.planetActiveEffects!.map((e) => `${e.index}:${e.galacticEffectId}`)).size,
       warSummary: 1,
       majorOrders: orders.length,
       majorOrderProgress: orders.length,

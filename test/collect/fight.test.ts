@@ -102,6 +102,22 @@ describeOnEachDatabase('the fight kept per full-status tick', (target) => {
     expect(await counts()).toBe(before)
   })
 
+  test("a tick keeps each part's own fetch time: a summary from the client's cache, older than the status, says so", async () => {
+    s.later(60)
+    // The summary fetched first (a public read, say), then the tick five seconds later: its summary comes from the cache.
+    const cached = await s.feeds.upstream.summary(801)
+    s.ageCache(5)
+    const summary = await collect(runner, 'full-status')
+    expect(summary.outcome).toBe('written')
+    const [row] = await db.sql<{ captured_at: Date; summary_fetched_at: Date; assignments_fetched_at: Date; newsfeed_fetched_at: Date }[]>`
+      SELECT captured_at, summary_fetched_at, assignments_fetched_at, newsfeed_fetched_at FROM full_status_ticks WHERE war_id = 801 ORDER BY captured_at DESC LIMIT 1`
+    // The cached answer's time (the client stamps its cache entry a few milliseconds after the answer it returned first).
+    expect(Math.abs(row!.summary_fetched_at.getTime() - cached.fetchedAt.getTime())).toBeLessThan(100)
+    expect(row!.captured_at.getTime() - row!.summary_fetched_at.getTime()).toBeGreaterThanOrEqual(4_900)
+    // The parts fetched with the status, fresh, at about its time.
+    for (const t of [row!.assignments_fetched_at, row!.newsfeed_fetched_at]) expect(Math.abs(t.getTime() - row!.captured_at.getTime())).toBeLessThan(5_000)
+  })
+
   test('a tick spooled before the fight was kept (no fight in its rows) is written without one', async () => {
     s.later(60)
     const { tick } = await runner.capture(fullStatus)

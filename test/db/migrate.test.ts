@@ -6,7 +6,7 @@ import { createScratchDatabase, describeTimescale } from '../support/db.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
 import type { TestDatabase } from '../support/db.ts'
 
-const TIME_SERIES = ['player_count_snapshots', 'planet_status_snapshots', 'war_summary_snapshots', 'major_order_progress', 'planet_stats_snapshots']
+const TIME_SERIES = ['player_count_snapshots', 'planet_status_snapshots', 'war_summary_snapshots', 'major_order_progress', 'planet_stats_snapshots', 'planet_effect_snapshots']
 const TABLES = [...TIME_SERIES, 'wars', 'planets', 'sectors', 'factions', 'planet_war_info', 'major_orders', 'dispatches', 'full_status_ticks']
 const ROLLUPS = ['player_count_5m', 'player_count_1h', 'player_count_1d', 'planet_status_1h']
 

@@ -183,7 +183,7 @@ const ROUTES: Record<string, Route> = {
     template: '/planets', match: /^\/api\/v1\/planets$/, keys: [], cache: 'lookup', noParams: true,
     shape: (b) => {
       expect(b.length).toBe(10)
-      for (const p of b) expect(keysOf(p)).toEqual(sorted('warID', 'index', 'name', 'sector', 'biome', 'position', 'maxHealth', 'initialOwner', 'disabled', 'waypoints'))
+      for (const p of b) expect(keysOf(p)).toEqual(sorted('warID', 'index', 'name', 'sector', 'biome', 'position', 'maxHealth', 'initialOwner', 'disabled', 'waypoints', 'world', 'effects'))
     },
   },
   sectors: {
@@ -244,7 +244,7 @@ const ROUTES: Record<string, Route> = {
     template: '/historical-major-orders', match: /^\/api\/v1\/historical-major-orders$/, cache: 'no-store', maxLimit: 500,
     keys: ['warId', 'warID', 'lang', 'page', 'limit'],
     shape: pagedShape(
-      ['orderId32', 'warID', 'title', 'briefing', 'description', 'firstSeenAt', 'lastSeenAt', 'expiresInLastSeen', 'startWarTime', 'flags', 'tasks', 'rewards', 'rewardMedals'],
+      ['orderId32', 'warID', 'title', 'briefing', 'brief', 'description', 'firstSeenAt', 'lastSeenAt', 'expiresInLastSeen', 'startWarTime', 'flags', 'tasks', 'rewards', 'rewardMedals'],
       500,
     ),
   },
@@ -263,23 +263,36 @@ const ROUTES: Record<string, Route> = {
   majorOrderStates: {
     template: '/major-orders', match: /^\/api\/v1\/major-orders$/, keys: ['warId', 'warID', 'lang', 'limit'], cache: 'no-store',
     shape: (b) => {
-      expect(keysOf(b)).toEqual(sorted('warID', 'asOf', 'items'))
+      expect(keysOf(b)).toEqual(sorted('warID', 'asOf', 'frozenSince', 'items'))
       expect(isIso(b.asOf)).toBe(true)
       expect(b.items.length).toBeLessThanOrEqual(100)
       for (const o of b.items) {
         expect(ORDER_STATUSES).toContain(o.status)
         expect(isInt(o.tasksDone) && isInt(o.tasksTotal) && o.tasksDone <= o.tasksTotal).toBe(true)
+        // In words and in time (issue 25 item 3).
+        expect([true, false, null]).toContain(o.onTrack)
+        for (const x of o.tasks) expect(typeof x.kind === 'string' && typeof x.description === 'string' && x.progressPct >= 0 && x.progressPct <= 100).toBe(true)
       }
     },
   },
   liberation: {
     template: '/planets/liberation', match: /^\/api\/v1\/planets\/liberation$/, keys: ['warId', 'warID', 'planetId', 'planetID', 'window'], cache: 'no-store',
     shape: (b) => {
-      expect(keysOf(b)).toEqual(sorted('warID', 'asOf', 'windowHours', 'items'))
+      expect(keysOf(b)).toEqual(sorted('warID', 'asOf', 'windowHours', 'frozenSince', 'items'))
       expect(isInt(b.windowHours) && b.windowHours >= 1 && b.windowHours <= 24).toBe(true)
       for (const p of b.items) {
-        expect(['liberation', 'loss', 'stalemate', 'unknown']).toContain(p.outlook)
+        expect(['winning', 'losing', 'stalemate', 'unknown']).toContain(p.outlook)
         expect(p.eta === null || isIso(p.eta)).toBe(true)
+      }
+    },
+  },
+  campaigns: {
+    template: '/campaigns', match: /^\/api\/v1\/campaigns$/, keys: ['warId', 'warID', 'window'], cache: 'no-store',
+    shape: (b) => {
+      expect(keysOf(b)).toEqual(sorted('warID', 'asOf', 'windowHours', 'at', 'dataAgeSeconds', 'frozenSince', 'items'))
+      for (const c of b.items) {
+        expect(['winning', 'losing', 'stalemate', 'unknown']).toContain(c.outlook)
+        expect(c.progressPct === null || typeof c.progressPct === 'number').toBe(true)
       }
     },
   },
@@ -293,7 +306,7 @@ const ROUTES: Record<string, Route> = {
   timeline: {
     template: '/timeline', match: /^\/api\/v1\/timeline$/, cache: 'no-store', maxLimit: 1000,
     keys: ['warId', 'warID', 'from', 'to', 'type', 'lang', 'page', 'limit'],
-    shape: pagedShape(['at', 'type', 'warID', 'planetIndex', 'planetName', 'fromOwner', 'toOwner', 'orderId32', 'title', 'dispatchId', 'message'], 1000, (r) => {
+    shape: pagedShape(['at', 'type', 'warID', 'planetIndex', 'planetName', 'fromOwner', 'toOwner', 'orderId32', 'title', 'dispatchId', 'message', 'eventId', 'campaignId', 'race'], 1000, (r) => {
       expect(isIso(r.at)).toBe(true)
       expect(EVENT_TYPES).toContain(r.type)
     }),

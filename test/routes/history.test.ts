@@ -176,6 +176,7 @@ describeOnEachDatabase('historical routes', (target) => {
       warID: 801,
       title: 'MAJOR ORDER',
       briefing: 'Hold the line',
+      brief: 'Hold the line',
       description: 'Liberate 2 planets',
       firstSeenAt: new Date(now.getTime() - 3 * DAY).toISOString(),
       lastSeenAt: new Date(now.getTime() - 3600_000).toISOString(),

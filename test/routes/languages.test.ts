@@ -99,10 +99,13 @@ describeOnEachDatabase('lang on the dispatch, major-order and timeline routes', 
       [SEED.orders.big]: [null, 'Nur ein Briefing', null],
       [SEED.orders.oldWar]: [null, null, null],
     })
-    expect(de.items.map((o: Record<string, unknown>) => ({ ...o, title: 0, briefing: 0, description: 0 }))).toEqual(
-      plain.items.map((o: Record<string, unknown>) => ({ ...o, title: 0, briefing: 0, description: 0 })),
+    expect(de.items.map((o: Record<string, unknown>) => ({ ...o, title: 0, briefing: 0, brief: 0, description: 0 }))).toEqual(
+      plain.items.map((o: Record<string, unknown>) => ({ ...o, title: 0, briefing: 0, brief: 0, description: 0 })),
     )
+    // `brief` is the briefing again, in the same language.
+    for (const o of de.items) expect(o.brief).toEqual(o.briefing)
     const all = (await h.get('/historical-major-orders?warId=801&lang=all')).body
+    for (const o of all.items) expect(o.brief).toEqual(o.briefing)
     expect(texts(all)).toEqual({
       [SEED.orders.recent]: [
         { 'en-US': 'MAJOR ORDER', 'de-DE': 'GROSSBEFEHL' },

@@ -22,6 +22,7 @@ const READ_ROUTES = [
   '/historical-major-orders',
   '/historical-major-orders/{orderId}/progress',
   '/historical-dispatches',
+  '/campaigns',
   '/major-orders',
   '/planets/liberation',
   '/war/trends',

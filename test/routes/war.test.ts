@@ -79,6 +79,9 @@ describeOnEachDatabase('war and lookups', (target) => {
       initialOwner: 2,
       disabled: false,
       waypoints: [0],
+      // Seeded planets: no biome key, an index whose shipped hazards are sandstorms, no region, no effect (test/routes/planets.test.ts).
+      world: { biome: null, hazards: [expect.objectContaining({ key: 'sandstorms' })], regions: [] },
+      effects: [],
     })
     expect(res.body[9].disabled).toBe(true)
   })

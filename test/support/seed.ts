@@ -14,7 +14,10 @@
  */
 import type { Sql } from '../../src/db/connect.ts'
 import type { Edition } from '../../src/db/edition.ts'
+import { warInfo } from '../../src/collect/war-info.ts'
+import { parseWarInfo, parseWarStatus } from '../../src/feeds/upstream.ts'
 import { refreshRollups } from '../../src/storage/rollups.ts'
+import { loadSample } from './samples.ts'
 
 export const SEED = {
   warId: 801,
@@ -172,4 +175,12 @@ export async function seedAll(sql: Sql, edition: Edition, now: Date): Promise<Se
   await seedDispatches(sql, now)
   await refreshRollups(sql, edition, now)
   return { now }
+}
+
+/** The real March-2024 war info (261 planets, names from the shipped lookup) written as the war-info collector writes it, at `at`. */
+export async function seedRealWarInfo(sql: Sql, at: Date) {
+  const info = parseWarInfo(loadSample('arrowhead/warinfo_801_2024-03-25_sector-hq.json')).data
+  const status = parseWarStatus(loadSample('arrowhead/warstatus_801_2024-03-08_sector-hq.json')).data
+  const mapped = warInfo.map({ info: { data: info, fetchedAt: at }, status: { data: status, fetchedAt: at } } as never, { warId: 801, now: at })
+  await sql.begin((tx) => warInfo.write(tx, at, { id: 'seed', collector: 'war-info', warId: 801, capturedAt: at.toISOString(), rows: mapped.rows } as never))
 }

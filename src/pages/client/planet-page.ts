@@ -92,7 +92,7 @@ export function planetPage(app: HTMLElement) {
       fill(now, empty(!got.ok && got.absent ? 'Liberation rate and ETA are not available on this server (no /planets/liberation route), or the planet is not known.' : `Liberation rate unavailable${got.ok ? ': the planet is not in a campaign' : `: ${got.message}`}.`, 'absent'))
       return
     }
-    const outlook = l.outlook === 'liberation' || l.outlook === 'loss' ? `${l.outlook}${l.etaHours !== null ? ` in ${duration(l.etaHours * 3600)} (${utc(l.eta)})` : ''}` : l.outlook
+    const outlook = l.outlook === 'winning' || l.outlook === 'losing' ? `${l.outlook}${l.etaHours !== null ? ` in ${duration(l.etaHours * 3600)} (${utc(l.eta)})` : ''}` : l.outlook
     fill(
       now,
       h(
@@ -103,7 +103,7 @@ export function planetPage(app: HTMLElement) {
         h('div', { class: 'stat' }, h('span', { class: 'label' }, 'Rate'), h('span', { class: 'value' }, l.ratePctPerHour === null ? '–' : `${l.ratePctPerHour.toFixed(2)} %/h`)),
         h('div', { class: 'stat' }, h('span', { class: 'label' }, 'Outlook'), h('span', { class: 'value small' }, outlook)),
       ),
-      h('p', { class: 'age' }, `Over the last ${got.ok ? got.data.windowHours : '?'} h (${l.samples} samples); data age ${duration(l.ageSeconds)}.`),
+      h('p', { class: 'age' }, `Over the last ${got.ok ? got.data.windowHours : '?'} h (${l.samples} samples); data age ${l.ageSeconds === null ? 'unknown' : duration(l.ageSeconds)}.`),
     )
   })
 }

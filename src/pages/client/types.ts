@@ -56,25 +56,29 @@ export interface Liberation {
   planetIndex: number
   planetName: string
   sectorName: string | null
-  owner: number
-  libPct: number
-  players: number
+  owner: number | null
+  libPct: number | null
+  players: number | null
   ratePctPerHour: number | null
-  regenPctPerHour: number
+  regenPctPerHour: number | null
   impactPctPerHour: number | null
+  eventId: number | null
   samples: number
-  since: string
-  outlook: 'liberation' | 'loss' | 'stalemate' | 'unknown'
+  since: string | null
+  outlook: 'winning' | 'losing' | 'stalemate' | 'unknown'
   eta: string | null
   etaHours: number | null
-  capturedAt: string
-  ageSeconds: number
+  deadline: string | null
+  marginHours: number | null
+  capturedAt: string | null
+  ageSeconds: number | null
 }
 
 export interface LiberationAnswer {
   warID: number
   asOf: string
   windowHours: number
+  frozenSince: string | null
   items: Liberation[]
 }
 

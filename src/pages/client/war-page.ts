@@ -212,9 +212,9 @@ function compare(a: Row, b: Row, key: SortKey): number {
 function etaText(l: Liberation | undefined): string {
   if (!l) return '–'
   switch (l.outlook) {
-    case 'liberation':
-      return l.etaHours === null ? 'liberating' : `in ${duration(l.etaHours * 3600)}`
-    case 'loss':
+    case 'winning':
+      return l.etaHours === null ? 'winning' : `in ${duration(l.etaHours * 3600)}`
+    case 'losing':
       return l.etaHours === null ? 'losing' : `lost in ${duration(l.etaHours * 3600)}`
     case 'stalemate':
       return 'stalemate'

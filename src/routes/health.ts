@@ -2,6 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { pendingMigrations } from '../db/migrate.ts'
 import { errorText } from '../log.ts'
+import { DATASETS } from '../storage/changes.ts'
 import type { RouteContext } from './context.ts'
 
 const READY_PROBE_MS = 2000
@@ -22,7 +23,7 @@ export const healthRoutes = (context: RouteContext) =>
         })
         .get(
           '/health/ready',
-          async ({ set, db, replicas, isShuttingDown, collectors }) => {
+          async ({ set, db, replicas, isShuttingDown, collectors, keeper, storage }) => {
             const checks = { shuttingDown: isShuttingDown(), database: 'ok', pendingMigrations: 0 }
             const gate = db.gate.state()
             if (!gate.available) checks.database = `unavailable since ${gate.unavailableSince}`
@@ -37,18 +38,21 @@ export const healthRoutes = (context: RouteContext) =>
               }
             }
             const ready = !checks.shuttingDown && checks.database === 'ok' && checks.pendingMigrations === 0
+            // How much history there is: kept per version of the data, so probes cost nothing between writes.
+            const history = checks.database === 'ok' ? await Promise.resolve(keeper.value('dataset-spans', DATASETS, () => storage.coverage.spans())).catch(() => null) : null
             set.status = ready ? 200 : 503
             const body = {
               status: ready ? ('ready' as const) : ('unavailable' as const),
               edition: db.info.edition,
               embedded: db.info.embedded,
               checks,
+              ...(history ? { history } : {}),
               // Out of rotation or not, reads are answered (by the primary): reported, not a readiness condition.
               ...(replicas ? { readReplicas: replicas.status() } : {}),
               ...(collectors ? { collectors: collectors() } : {}),
             }
             return ready ? body : { error: 'not ready', ...body }
           },
-          { detail: { summary: 'Readiness: database reachable and migrations applied; read replicas (lag, rotation); collector tick counts' } },
+          { detail: { summary: 'Readiness: database reachable and migrations applied; the oldest and newest capture of each dataset; read replicas (lag, rotation); collector tick counts' } },
         ),
     )

@@ -6,6 +6,7 @@
 import type { Sql } from '../db/connect.ts'
 import type { DatabaseGate } from '../db/gate.ts'
 import type { ReadReplicas } from '../db/replicas.ts'
+import * as coverage from './coverage.ts'
 import * as dispatches from './dispatches.ts'
 import * as fight from './fight.ts'
 import * as majorOrders from './major-orders.ts'
@@ -42,6 +43,7 @@ export function createStore(db: { sql: Sql; gate: DatabaseGate; replicas?: ReadR
   const replicas = opts.onReplicas ? db.replicas : null
   const run: RunRead = replicas ? (read) => replicas.run(read) : (read) => db.gate.run(() => read(db.sql))
   return {
+    coverage: bind(run, coverage.reads),
     playerCounts: bind(run, playerCounts.reads),
     war: bind(run, war.reads),
     fight: bind(run, fight.reads),

@@ -88,7 +88,7 @@ export async function openHarness(opts: HarnessOptions = {}): Promise<Harness> {
     deps,
     sim,
     async get(path, headers = {}) {
-      const res = await app.handle(new Request(`http://localhost${path.startsWith('/api') || path.startsWith('/openapi') ? path : `/api/v1${path}`}`, { headers }))
+      const res = await app.handle(new Request(`http://localhost${/^\/(api|openapi|health\/(ready|live))\b/.test(path) ? path : `/api/v1${path}`}`, { headers }))
       const text = await res.text()
       let body: unknown = text
       try {

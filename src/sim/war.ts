@@ -39,12 +39,86 @@ const MEDALS_ID32 = 897894480
 const DAY_S = 86_400
 const EPOCH_S = 6 * 3600
 const MAX_CAMPAIGNS = 12
+/**
+ * Health a player takes off per second: from an enemy planet (against its regeneration of
+ * 4.17/s) and from a defense's event. With the simulated player counts, a front that holds
+ * the busiest crowd for about a day is liberated, and about half the defenses are won.
+ */
+const LIBERATION_IMPACT = 2.5e-4
+const DEFENSE_IMPACT = 2.5e-4
+/** Base weight of a planet in the players' spread: a defense or an order's target, a front, behind the lines. */
+const WEIGHT = { focus: 6, front: 1, rear: 0.2 } as const
 
 // Salts keep independent draws apart.
 const S = {
   active: 1, fill: 2, busy: 3, share: 4, weight: 5, jitter: 6, total: 7, impact: 8,
-  newCampaign: 9, defense: 10, defensePick: 11, flavor: 12, order: 13, win: 14,
+  newCampaign: 9, defense: 10, defensePick: 11, flavor: 12, order: 13, win: 14, effect: 15,
+  supply: 16, showcase: 17,
 } as const
+
+/** Task types (helldivers-2/json assignments/tasks/task/type.json). */
+export const TASK_TYPES = {
+  extract: 2, eradicate: 3, completeMissions: 7, completeOperations: 9, liberation: 11, defense: 12, control: 13, expand: 15,
+} as const
+/** Value types of a task's values (assignments/tasks/task/valueTypes.json). */
+const VT = { race: 1, goal: 3, difficulty: 9, locationType: 11, locationIndex: 12 } as const
+/** The ten value slots of an Eradicate task, as real payloads carry them. */
+const ERADICATE_VALUE_TYPES = [1, 2, 3, 4, 6, 5, 8, 9, 11, 12]
+
+/** A task's first value of `valueType`. */
+function valueOf(task: Task, valueType: number): number | undefined {
+  const k = task.valueTypes.indexOf(valueType)
+  return k < 0 ? undefined : task.values[k]
+}
+/** Its goal (value type 3), 1 without one. */
+export const goalOf = (task: Task): number => Math.max(1, valueOf(task, VT.goal) ?? 1)
+/** The planet it names: location_index when location_type is 1 (planet). */
+export const planetOf = (task: Task): number | undefined =>
+  valueOf(task, VT.locationType) === 1 ? valueOf(task, VT.locationIndex) : undefined
+/** Share of missions played at `difficulty` or higher (0: every mission). */
+const difficultyShare = (difficulty: number) => (difficulty <= 1 ? 1 : Math.max(0.1, 1 - (difficulty - 1) / 10))
+/** A squad of four shares one mission; the summary counts it once per player. */
+const SQUAD = 4
+/** Missions per operation. */
+const MISSIONS_PER_OPERATION = 3
+/** Missions that end with an extraction. */
+const EXTRACTED = 0.85
+
+/**
+ * How the simulated war of 801 resumes, so that `npm run demo` (speed 1) shows every case
+ * within its first minutes: the captured defense is in its last minutes (lost), a second
+ * one is all but won, a third begins when one of them ends; a showcase order with a task
+ * of every kind runs beside the captured order.
+ */
+export const OPENING = {
+  /** War seconds left to the captured defense (17.5 min in the capture). */
+  capturedDefenseLeftS: 210,
+  /** Steps the near-won defense holds out at the players it starts with. */
+  holdoutSteps: 12,
+  /** War seconds after the start at which the third defense begins (when a slot is free). */
+  nextDefenseAfterS: 150,
+  /** How long the showcase order runs. */
+  showcaseS: 2 * 86_400,
+} as const
+
+/** Planets joined by a supply line (WarInfo waypoints, stored on one end only). */
+const NEIGHBOURS: ReadonlyMap<number, readonly number[]> = (() => {
+  const map = new Map<number, number[]>()
+  const link = (a: number, b: number) => {
+    const list = map.get(a) ?? []
+    if (!list.includes(b)) map.set(a, [...list, b])
+  }
+  for (const p of WAR_INFO_SAMPLE.planetInfos) {
+    for (const w of p.waypoints) {
+      link(p.index, w)
+      link(w, p.index)
+    }
+  }
+  return map
+})()
+
+/** Galactic effects a front carries (ids of the shipped effects table: gloom, enemy strains and surges, an exostorm). */
+const FRONT_EFFECTS = [1186, 1243, 1285, 1355, 1360, 1373]
 
 interface Counters {
   missionsWon: number
@@ -59,18 +133,38 @@ interface Counters {
   friendlies: number
 }
 
+/**
+ * A major order. Progress per task type, from the war's own state:
+ *   Eradicate             kills of its race (0: any) on its planet (if any), a share per task
+ *   CompleteMissions      missions won against its race, at its difficulty or higher (squads of four)
+ *   CompleteOperations    the same, three missions an operation
+ *   Extract               the same, the missions that extracted
+ *   Liberation, Control   1 while the players hold its planet, else 0
+ *   Defense               defenses won against its race since the order began, capped at the goal
+ *   Expand                planets liberated since the order began
+ * An order is completed when every task reaches its goal (one with a Control task only at
+ * its expiry: holding is judged then) and stays listed a while with its final progress; it
+ * fails when it expires first.
+ */
 interface Order {
   id32: number
   startTime?: number
   endTime: number
   brief: string
-  kind: 'eradicate' | 'liberate'
-  race: number
   tasks: Task[]
   progress: number[]
+  /** Per task, the war's tally it counts from (defenses won, planets liberated) when the order began. */
+  base: number[]
   reward: number
   flags: number
+  /** Runs beside the regular orders, which come one at a time. */
+  showcase?: boolean
+  /** War time it was completed: it stays listed, its progress final, for ORDER_LINGER_S. */
+  completedAt?: number
 }
+
+/** How long a completed order stays listed, at its goals (longer than the collectors' 5-minute tick, so they see it done). */
+const ORDER_LINGER_S = 1800
 
 const zeroCounters = (): Counters => ({
   missionsWon: 0, missionsLost: 0, timePlayed: 0, bugKills: 0, automatonKills: 0, illuminateKills: 0,
@@ -158,16 +252,20 @@ export class War {
   private campaigns: Campaign[]
   private events: PlanetEvent[]
   private jointOps: { id: number; planetIndex: number; hqNodeIndex: number }[]
-  private readonly attacks: { source: number; target: number }[]
+  private attacks: { source: number; target: number }[]
   private globalEvents: GlobalEvent[]
   private readonly news: NewsItem[]
-  private order: Order | null
+  private orders: Order[]
   private nextOrderAt: number
   private ordersCreated = 0
   private readonly counters = new Map<number, Counters>()
   private readonly galaxy: Counters
   private active: number[] = []
   private readonly ids: { campaign: number; event: number; dispatch: number; globalEvent: number }
+  /** What order tasks count: defenses won per attacking race, planets liberated. */
+  private readonly tally = { defensesWon: new Map<number, number>(), liberated: 0 }
+  /** A defense that begins at `at` (or when a slot frees after it). */
+  private plannedDefense?: { at: number; planetIndex: number; race: number }
 
   constructor(opts: WarOptions) {
     this.seed = opts.seed
@@ -179,10 +277,10 @@ export class War {
     if (fromSamples) {
       this.planets = STATUS_SAMPLE.planetStatus.map((p) => ({ ...p, players: 0 }))
       this.campaigns = (STATUS_SAMPLE.campaigns ?? []).map((c) => ({ ...c }))
-      // Shift the sample's defense so it is still running when the simulation starts.
+      // The sample's defense is in its last minutes, as in the capture (OPENING).
+      const expireTime = this.startWarTime + OPENING.capturedDefenseLeftS
       this.events = (STATUS_SAMPLE.planetEvents ?? []).map((e) => ({
-        ...e, jointOperationIds: [...e.jointOperationIds],
-        startTime: this.startWarTime - 20_000, expireTime: this.startWarTime - 20_000 + DAY_S,
+        ...e, jointOperationIds: [...e.jointOperationIds], startTime: expireTime - DAY_S, expireTime,
       }))
       this.jointOps = (STATUS_SAMPLE.jointOperations ?? []).map((j) => ({ ...j }))
       this.attacks = (STATUS_SAMPLE.planetAttacks ?? []).map((a) => ({ ...a }))
@@ -190,14 +288,11 @@ export class War {
       this.news = NEWS_SAMPLE.map((n) => ({ ...n }))
       for (const row of SUMMARY_SAMPLE.planets_stats ?? []) this.counters.set(row.planetIndex, countersFrom(row))
       this.galaxy = countersFrom(SUMMARY_SAMPLE.galaxy_stats)
-      const mo = ASSIGNMENT_SAMPLE[0]
-      this.order = mo
-        ? {
-            id32: mo.id32, endTime: this.startWarTime + mo.expiresIn, brief: mo.setting.overrideBrief, kind: 'eradicate',
-            race: mo.setting.tasks[0]?.values[0] ?? TERMINIDS, tasks: mo.setting.tasks, progress: [...mo.progress],
-            reward: mo.setting.reward?.amount ?? 50, flags: mo.setting.flags,
-          }
-        : null
+      this.orders = ASSIGNMENT_SAMPLE.map((mo) => ({
+        id32: mo.id32, endTime: this.startWarTime + mo.expiresIn, brief: mo.setting.overrideBrief,
+        tasks: mo.setting.tasks, progress: [...mo.progress], base: mo.setting.tasks.map(() => 0),
+        reward: mo.setting.reward?.amount ?? 50, flags: mo.setting.flags,
+      }))
     } else {
       this.planets = WAR_INFO_SAMPLE.planetInfos.map((p) => ({
         index: p.index, owner: p.initialOwner, health: p.maxHealth,
@@ -210,7 +305,7 @@ export class War {
       this.globalEvents = []
       this.news = []
       this.galaxy = zeroCounters()
-      this.order = null
+      this.orders = []
     }
     this.nextOrderAt = this.startWarTime + 3600
     const maxId = (xs: { id: number }[], fallback: number) => Math.max(fallback, ...xs.map((x) => x.id))
@@ -222,7 +317,48 @@ export class War {
     }
     // A war always has fronts: top up to three liberation campaigns.
     while (this.campaigns.length < 3 && this.spawnCampaign(-this.campaigns.length - 1)) {}
+    this.refreshAttacks()
+    const holdout = fromSamples ? this.openWithShowcase() : undefined
     this.distributePlayers(this.time)
+    // All but won: it holds out about OPENING.holdoutSteps steps at the players it starts with.
+    if (holdout) holdout.health = Math.max(1, this.defenseDamage(holdout.planetIndex)) * OPENING.holdoutSteps
+  }
+
+  /**
+   * The opening of the resumed war (OPENING): a defense against one race that is all but
+   * won, the next one planned on another planet of that front, and a showcase order with
+   * one task of every type beside the captured order. Returns the near-won defense.
+   */
+  private openWithShowcase(): PlanetEvent | undefined {
+    const t = this.time
+    const r = (k: number) => rand(this.seed, S.showcase, k)
+    const race = r(1) < 0.5 ? TERMINIDS : AUTOMATONS
+    const [first, second] = this.defenseCandidates(race, r(2), r(3))
+    if (first === undefined || second === undefined) return undefined
+    const holdout = this.spawnDefense(first, race, t - DAY_S + 4 * 3600, 400_000 + Math.floor(r(4) * 15) * 100_000)
+    this.plannedDefense = { at: t + OPENING.nextDefenseAfterS, planetIndex: second, race }
+    // Its liberation target: the enemy front closest to liberation.
+    const front = this.campaigns
+      .map((c) => this.planet(c.planetIndex))
+      .filter((p) => p.owner !== HUMANS)
+      .sort((a, b) => a.health - b.health || a.index - b.index)[0]
+    const endTime = t + OPENING.showcaseS
+    const counted = (type: number, valueTypes: number[], values: number[]) => ({ type, values, valueTypes })
+    const tasks: Task[] = [
+      counted(TASK_TYPES.extract, [VT.goal, VT.difficulty], [this.countGoal(TASK_TYPES.extract, 0, 7, t, endTime, r(5)), 7]),
+      counted(TASK_TYPES.eradicate, ERADICATE_VALUE_TYPES, [race, 0, this.countGoal(TASK_TYPES.eradicate, race, 0, t, endTime, r(6)), 0, 0, 0, 0, 0, 0, 0]),
+      counted(TASK_TYPES.completeMissions, [VT.race, VT.goal], [race, this.countGoal(TASK_TYPES.completeMissions, race, 0, t, endTime, r(7))]),
+      counted(TASK_TYPES.completeOperations, [VT.goal, VT.difficulty], [this.countGoal(TASK_TYPES.completeOperations, 0, 4, t, endTime, r(8)), 4]),
+      ...(front ? [counted(TASK_TYPES.liberation, [VT.goal, VT.locationType, VT.locationIndex], [1, 1, front.index])] : []),
+      counted(TASK_TYPES.defense, [VT.race, VT.goal], [race, 2]),
+      counted(TASK_TYPES.control, [VT.goal, VT.locationType, VT.locationIndex], [1, 1, second]),
+      counted(TASK_TYPES.expand, [VT.goal], [1]),
+    ]
+    this.issueOrder({
+      id32: hash32(this.seed, S.showcase) || 2, startTime: t, endTime, brief: text.SHOWCASE_BRIEF, tasks,
+      progress: tasks.map(() => 0), base: tasks.map((task) => this.tallyFor(task)), reward: 75, flags: 1, showcase: true,
+    })
+    return holdout
   }
 
   get time(): number {
@@ -276,11 +412,18 @@ export class War {
 
   private plan?: { key: string; set: number[]; busiest: number; busiestShare: number; superEarthShare: number; others: number[]; weights: number[] }
 
-  /** Which planets hold players and their base weights; changes every 6 h or when the fronts change. */
+  /**
+   * Which planets hold players and their base weights; changes every 6 h or when the fronts
+   * or the orders' targets change. The players crowd where it matters: the busiest planet is
+   * a defense or a planet an order names that the players do not hold (else a front), and
+   * those planets, then the fronts, draw more of the rest than the planets behind the lines.
+   */
   private playerPlan(t: number) {
     const epoch = Math.floor(t / EPOCH_S)
     const fronts = [...new Set([...this.events.map((e) => e.planetIndex), ...this.campaigns.map((c) => c.planetIndex)])]
-    const key = `${epoch}:${fronts.join(',')}`
+    const targets = this.orders.flatMap((o) => o.tasks.map(planetOf)).filter((i): i is number => i !== undefined && this.planets[i]?.owner !== HUMANS)
+    const focus = [...new Set([...this.events.map((e) => e.planetIndex), ...targets])].filter((i) => i !== 0)
+    const key = `${epoch}:${fronts.join(',')}:${focus.join(',')}`
     if (this.plan?.key === key) return this.plan
     const target = 20 + Math.floor(rand(this.seed, S.active, epoch) * 10)
     const set = [0, ...fronts.filter((i) => i !== 0)].slice(0, target)
@@ -289,13 +432,14 @@ export class War {
       if (candidate && !set.includes(candidate.index)) set.push(candidate.index)
     }
     const frontsInSet = set.filter((i) => i !== 0 && fronts.includes(i))
-    const busiest = pick(frontsInSet.length ? frontsInSet : set, rand(this.seed, S.busy, epoch)) ?? 0
+    const focusInSet = focus.filter((i) => set.includes(i))
+    const busiest = pick(focusInSet.length ? focusInSet : frontsInSet.length ? frontsInSet : set, rand(this.seed, S.busy, epoch)) ?? 0
     const others = set.filter((i) => i !== busiest && i !== 0)
     this.plan = {
       key, set, busiest, others,
       busiestShare: 0.35 + 0.25 * rand(this.seed, S.share, epoch),
       superEarthShare: busiest === 0 ? 0 : 0.004,
-      weights: others.map((i) => 0.2 + rand(this.seed, S.weight, epoch, i)),
+      weights: others.map((i) => (focus.includes(i) ? WEIGHT.focus : fronts.includes(i) ? WEIGHT.front : WEIGHT.rear) + rand(this.seed, S.weight, epoch, i)),
     }
     return this.plan
   }
@@ -305,9 +449,10 @@ export class War {
   private fight(t: number): void {
     for (const event of [...this.events]) {
       const planet = this.planet(event.planetIndex)
-      event.health = Math.max(0, event.health - Math.round(planet.players * 1.5e-4 * STEP_S))
+      event.health = Math.max(0, event.health - this.defenseDamage(planet.index))
       if (event.health === 0) {
         this.endEvent(event, true)
+        this.tally.defensesWon.set(event.race, (this.tally.defensesWon.get(event.race) ?? 0) + 1)
         this.dispatch(text.defendedText(this.name(planet.index)))
       } else if (t >= event.expireTime) {
         this.endEvent(event, false)
@@ -325,17 +470,93 @@ export class War {
         this.campaigns = this.campaigns.filter((c) => c !== campaign)
         continue
       }
-      const net = planet.regenPerSecond - planet.players * 1.2e-4
+      const net = planet.regenPerSecond - planet.players * LIBERATION_IMPACT
       planet.health = Math.min(this.maxHealth(planet.index), Math.max(0, Math.round(planet.health + net * STEP_S)))
       if (planet.health === 0) {
         planet.owner = HUMANS
         planet.health = this.maxHealth(planet.index)
         planet.regenPerSecond = HUMAN_REGEN
         this.campaigns = this.campaigns.filter((c) => c !== campaign)
+        this.tally.liberated++
         this.dispatch(text.liberatedText(this.name(planet.index)))
         this.spawnCampaign(this.tick)
       }
     }
+    this.refreshAttacks()
+  }
+
+  /** What a defended planet's players take off the event's health in a step (at least 1 while anyone fights). */
+  private defenseDamage(index: number): number {
+    const players = this.planet(index).players
+    return players > 0 ? Math.max(1, Math.round(players * DEFENSE_IMPACT * STEP_S)) : 0
+  }
+
+  /**
+   * Attack lines are the players' supply lines into enemy fronts (in the captures every
+   * source is a human planet and every target a liberation campaign): a line goes when its
+   * source falls or its target is liberated; a front without one gets one, listed twice as
+   * most captured lines are, from a human neighbour (else the nearest human planet).
+   */
+  private refreshAttacks(): void {
+    const fronts = new Set(this.campaigns.map((c) => c.planetIndex).filter((i) => this.planet(i).owner !== HUMANS))
+    const kept = this.attacks.filter((a) => this.planet(a.source).owner === HUMANS && fronts.has(a.target))
+    if (kept.length !== this.attacks.length) this.attacks = kept
+    const supplied = new Set(this.attacks.map((a) => a.target))
+    for (const target of fronts) {
+      if (supplied.has(target)) continue
+      const source = this.supplySource(target)
+      if (source !== undefined) this.attacks.push({ source, target }, { source, target })
+    }
+  }
+
+  private supplySource(target: number): number | undefined {
+    const human = (i: number) => this.planets[i]?.owner === HUMANS
+    const near = (NEIGHBOURS.get(target) ?? []).filter(human)
+    if (near.length > 0) return pick(near, rand(this.seed, S.supply, target))
+    const at = WAR_INFO_SAMPLE.planetInfos[target]?.position
+    if (!at) return undefined
+    let best: number | undefined
+    let bestD = Infinity
+    for (const p of WAR_INFO_SAMPLE.planetInfos) {
+      if (!human(p.index) || p.index === target) continue
+      const d = (p.position.x - at.x) ** 2 + (p.position.y - at.y) ** 2
+      if (d < bestD) {
+        best = p.index
+        bestD = d
+      }
+    }
+    return best
+  }
+
+  /**
+   * Two human planets (not Super Earth, no campaign) for a defense against `race`, drawn
+   * with `r1` and `r2`: next to its territory when it borders any, else anywhere;
+   * `prefer` first when it still qualifies.
+   */
+  private defenseCandidates(race: number, r1: number, r2: number, prefer?: number): number[] {
+    const busy = new Set(this.campaigns.map((c) => c.planetIndex))
+    const free = this.planets.filter((p) => p.owner === HUMANS && p.index !== 0 && !busy.has(p.index)).map((p) => p.index)
+    const border = free.filter((i) => (NEIGHBOURS.get(i) ?? []).some((n) => this.planets[n]?.owner === race))
+    const pool = border.length >= 2 ? border : free
+    if (prefer !== undefined && free.includes(prefer)) return [prefer]
+    const first = pick(pool, r1)
+    const second = pick(pool.filter((i) => i !== first), r2)
+    return [first, second].filter((i): i is number => i !== undefined)
+  }
+
+  /** A defense of `planetIndex` against `race` from `startTime`, 24 h long, with its campaign and joint operation. */
+  private spawnDefense(planetIndex: number, race: number, startTime: number, maxHealth: number, announce = false): PlanetEvent {
+    const id = this.ids.event++
+    const campaignId = this.ids.campaign++
+    this.campaigns.push({ id: campaignId, planetIndex, type: 0, count: 1 + (hash32(this.seed, id) % 4) })
+    this.jointOps.push({ id, planetIndex, hqNodeIndex: 1 })
+    const event: PlanetEvent = {
+      id, planetIndex, eventType: 1, race, health: maxHealth, maxHealth,
+      startTime, expireTime: startTime + DAY_S, campaignId, jointOperationIds: [id],
+    }
+    this.events.push(event)
+    if (announce) this.dispatch(text.defendText(this.name(planetIndex)))
+    return event
   }
 
   private endEvent(event: PlanetEvent, defended: boolean): void {
@@ -357,24 +578,22 @@ export class War {
   }
 
   private randomEvents(t: number): void {
-    // About one new defense every 16 h, at most two at a time.
-    if (this.events.length < 2 && rand(this.seed, S.defense, this.tick) < STEP_S / 57_600) {
-      const busy = new Set(this.campaigns.map((c) => c.planetIndex))
-      const candidates = this.planets.filter((p) => p.owner === HUMANS && p.index !== 0 && !busy.has(p.index))
-      const planet = pick(candidates, rand(this.seed, S.defensePick, this.tick))
-      if (planet) {
-        const id = this.ids.event++
-        const campaignId = this.ids.campaign++
-        const maxHealth = 400_000 + Math.floor(rand(this.seed, S.defense, this.tick, 1) * 15) * 100_000
-        const race = rand(this.seed, S.defense, this.tick, 2) < 0.5 ? TERMINIDS : AUTOMATONS
-        this.campaigns.push({ id: campaignId, planetIndex: planet.index, type: 0, count: 1 + (hash32(this.seed, id) % 4) })
-        this.jointOps.push({ id, planetIndex: planet.index, hqNodeIndex: 1 })
-        this.events.push({
-          id, planetIndex: planet.index, eventType: 1, race, health: maxHealth, maxHealth,
-          startTime: t, expireTime: t + DAY_S, campaignId, jointOperationIds: [id],
-        })
-        this.dispatch(text.defendText(this.name(planet.index)))
-      }
+    const maxHealth = () => 400_000 + Math.floor(rand(this.seed, S.defense, this.tick, 1) * 15) * 100_000
+    const planned = this.plannedDefense
+    if (planned && t >= planned.at && this.events.length < 2) {
+      this.plannedDefense = undefined
+      const [planetIndex] = this.defenseCandidates(planned.race, rand(this.seed, S.defensePick, this.tick), 0, planned.planetIndex)
+      if (planetIndex !== undefined) this.spawnDefense(planetIndex, planned.race, t, maxHealth(), true)
+    }
+    // About one new defense every 16 h (every 6 h while an order asks for defenses), at most
+    // two at a time, on a planet next to the attacker's territory.
+    const wanted = this.orders.flatMap((o) => o.tasks.filter((task, i) => task.type === TASK_TYPES.defense && (o.progress[i] ?? 0) < goalOf(task)))
+    const rate = STEP_S / (wanted.length > 0 ? 21_600 : 57_600)
+    if (this.events.length < 2 && rand(this.seed, S.defense, this.tick) < rate) {
+      const asked = wanted.map((task) => valueOf(task, VT.race) ?? 0).find((race) => race > 0)
+      const race = asked ?? (rand(this.seed, S.defense, this.tick, 2) < 0.5 ? TERMINIDS : AUTOMATONS)
+      const [planetIndex] = this.defenseCandidates(race, rand(this.seed, S.defensePick, this.tick), 0)
+      if (planetIndex !== undefined) this.spawnDefense(planetIndex, race, t, maxHealth(), true)
     }
     // A flavour dispatch about every 10 h.
     if (rand(this.seed, S.flavor, this.tick) < STEP_S / 36_000) {
@@ -409,36 +628,95 @@ export class War {
         c.deaths += seconds / 600
         c.friendlies += (seconds / 600) * 0.11
       }
-      if (this.order?.kind === 'eradicate' && race === this.order.race) this.addOrderKills(kills)
+      this.credit(index, race, kills, missions * winRate)
     }
   }
 
   // ------------------------------------------------------------------ major orders
 
-  private addOrderKills(kills: number): void {
-    const order = this.order
-    if (!order) return
-    // A task counts only some kills (one weapon, one difficulty), so goals take days.
-    order.progress = order.progress.map((p, i) => p + kills * (0.05 + 0.1 * rand(this.seed, order.id32, i)))
+  /** The counting tasks' share of a planet's step: its kills and the missions it won against `race`. */
+  private credit(planetIndex: number, race: number, kills: number, missionsWon: number): void {
+    for (const order of this.orders) {
+      if (order.completedAt !== undefined) continue
+      order.tasks.forEach((task, i) => {
+        const wanted = valueOf(task, VT.race) ?? 0
+        const at = planetOf(task)
+        if ((wanted !== 0 && wanted !== race) || (at !== undefined && at !== planetIndex)) return
+        const missions = (missionsWon / SQUAD) * difficultyShare(valueOf(task, VT.difficulty) ?? 0)
+        let add = 0
+        // A kill task counts only some kills (one weapon, one difficulty), so goals take days.
+        if (task.type === TASK_TYPES.eradicate) add = kills * (0.05 + 0.1 * rand(this.seed, order.id32, i))
+        else if (task.type === TASK_TYPES.completeMissions) add = missions
+        else if (task.type === TASK_TYPES.completeOperations) add = missions / MISSIONS_PER_OPERATION
+        else if (task.type === TASK_TYPES.extract) add = missions * EXTRACTED
+        if (add > 0) order.progress[i] = (order.progress[i] ?? 0) + add
+      })
+    }
+  }
+
+  /** The tally a Defense or Expand task counts from (0 for the other types). */
+  private tallyFor(task: Task): number {
+    if (task.type === TASK_TYPES.expand || (task.type === TASK_TYPES.liberation && planetOf(task) === undefined)) return this.tally.liberated
+    if (task.type !== TASK_TYPES.defense) return 0
+    const race = valueOf(task, VT.race) ?? 0
+    if (race !== 0) return this.tally.defensesWon.get(race) ?? 0
+    return [...this.tally.defensesWon.values()].reduce((a, b) => a + b, 0)
+  }
+
+  /** The progress of the tasks that follow the war's state rather than its counters. */
+  private updateProgress(order: Order): void {
+    order.tasks.forEach((task, i) => {
+      const planet = planetOf(task)
+      switch (task.type) {
+        case TASK_TYPES.liberation:
+        case TASK_TYPES.control:
+          order.progress[i] = planet === undefined ? this.tallyFor(task) - (order.base[i] ?? 0) : this.planets[planet]?.owner === HUMANS ? 1 : 0
+          break
+        case TASK_TYPES.defense:
+          order.progress[i] = Math.min(goalOf(task), this.tallyFor(task) - (order.base[i] ?? 0))
+          break
+        case TASK_TYPES.expand:
+          order.progress[i] = this.tallyFor(task) - (order.base[i] ?? 0)
+          break
+      }
+    })
   }
 
   private runOrders(t: number): void {
-    const order = this.order
-    if (order) {
-      if (order.kind === 'liberate') {
-        order.progress = order.tasks.map((task) => (this.planet(task.values[2] ?? 0).owner === HUMANS ? 1 : 0))
+    for (const order of [...this.orders]) {
+      if (order.completedAt !== undefined) {
+        if (t >= order.completedAt + ORDER_LINGER_S || t >= order.endTime) this.orders = this.orders.filter((o) => o !== order)
+        continue
       }
-      const goals = order.tasks.map((task) => (order.kind === 'eradicate' ? (task.values[2] ?? 1) : 1))
-      const done = order.progress.every((p, i) => p >= (goals[i] ?? 1))
-      if (done || t >= order.endTime) {
-        this.order = null
-        this.nextOrderAt = t + 3600 * (2 + 8 * rand(this.seed, S.order, this.ordersCreated, 9))
+      this.updateProgress(order)
+      const done = order.tasks.every((task, i) => (order.progress[i] ?? 0) >= goalOf(task))
+      // Holding a planet is judged when the order expires.
+      const judgedAtExpiry = order.tasks.some((task) => task.type === TASK_TYPES.control)
+      if ((done && !judgedAtExpiry) || t >= order.endTime) {
+        if (done && t < order.endTime) order.completedAt = t
+        else this.orders = this.orders.filter((o) => o !== order)
+        if (!order.showcase) this.nextOrderAt = t + 3600 * (2 + 8 * rand(this.seed, S.order, this.ordersCreated, 9))
         this.globalEvent(text.orderEndText(done), '', done ? 2 : 3, 0)
         this.dispatch(text.orderEndText(done))
       }
-      return
     }
-    if (t >= this.nextOrderAt) this.createOrder(t)
+    if (t >= this.nextOrderAt && !this.orders.some((o) => !o.showcase && o.completedAt === undefined)) this.createOrder(t)
+  }
+
+  /** A goal for a counting task that the war's average players reach in 0.5–1× of the order's time, rounded to two digits. */
+  private countGoal(type: number, race: number, difficulty: number, from: number, to: number, r: number): number {
+    let players = 0
+    for (let k = 0; k < 48; k++) players += playersTotalAt(this.seed, from + k * 1800) / 48
+    // Per player-second: kills (0.05, a kill task's share ~0.1) or won missions (1/1800 at ~91 %, squads of four).
+    const missions = (0.91 / 1800 / SQUAD) * difficultyShare(difficulty)
+    const perS =
+      type === TASK_TYPES.eradicate ? 0.05 * 0.1
+      : type === TASK_TYPES.completeOperations ? missions / MISSIONS_PER_OPERATION
+      : type === TASK_TYPES.extract ? missions * EXTRACTED
+      : missions
+    const raw = players * (to - from) * perS * (race === 0 ? 1 : 0.5) * (0.5 + 0.5 * r)
+    const unit = 10 ** Math.max(0, Math.floor(Math.log10(Math.max(1, raw))) - 1)
+    return Math.max(1, Math.round(raw / unit) * unit)
   }
 
   private createOrder(t: number): void {
@@ -448,31 +726,62 @@ export class War {
     const reward = 35 + 5 * Math.floor(r(1) * 6)
     const endTime = t + Math.round(DAY_S * (3 + 2 * r(2)))
     const enemyFronts = this.campaigns.filter((c) => this.planet(c.planetIndex).owner !== HUMANS)
-    let order: Order
-    if (r(3) < 0.5 && enemyFronts.length > 0) {
+    const race = r(6) < 0.5 ? TERMINIDS : AUTOMATONS
+    const kind = r(3)
+    const brief = (briefs: readonly string[]) => pick(briefs, r(5)) ?? briefs[0]!
+    let tasks: Task[]
+    let briefing: string
+    if (kind < 0.3 && enemyFronts.length > 0) {
       const targets = enemyFronts.slice(0, 1 + Math.floor(r(4) * Math.min(3, enemyFronts.length)))
-      order = {
-        id32, startTime: t, endTime, kind: 'liberate', race: 0, reward, flags: 1,
-        brief: pick(text.LIBERATE_BRIEFS, r(5)) ?? text.LIBERATE_BRIEFS[0],
-        tasks: targets.map((c) => ({ type: 11, values: [1, 1, c.planetIndex], valueTypes: [3, 11, 12] })),
-        progress: targets.map(() => 0),
-      }
-    } else {
-      const race = r(6) < 0.5 ? TERMINIDS : AUTOMATONS
+      briefing = brief(text.LIBERATE_BRIEFS)
+      tasks = targets.map((c) => ({ type: TASK_TYPES.liberation, values: [1, 1, c.planetIndex], valueTypes: [3, 11, 12] }))
+    } else if (kind < 0.5) {
       const count = 1 + Math.floor(r(7) * 3)
       const goal = (1 + Math.floor(r(8) * 5)) * 100_000_000
-      order = {
-        id32, startTime: t, endTime, kind: 'eradicate', race, reward, flags: 1,
-        brief: pick(text.ERADICATE_BRIEFS, r(5)) ?? text.ERADICATE_BRIEFS[0],
-        tasks: Array.from({ length: count }, () => ({
-          type: 3, values: [race, 0, goal, 0, 0, 0, 0, 0, 0, 0], valueTypes: [1, 2, 3, 4, 6, 5, 8, 9, 11, 12],
-        })),
-        progress: Array.from({ length: count }, () => 0),
-      }
+      briefing = brief(text.ERADICATE_BRIEFS)
+      tasks = Array.from({ length: count }, () => ({
+        type: TASK_TYPES.eradicate, values: [race, 0, goal, 0, 0, 0, 0, 0, 0, 0], valueTypes: [...ERADICATE_VALUE_TYPES],
+      }))
+    } else if (kind < 0.62) {
+      briefing = brief(text.DEFEND_BRIEFS)
+      tasks = [{ type: TASK_TYPES.defense, values: [race, 1 + Math.floor(r(7) * 3)], valueTypes: [VT.race, VT.goal] }]
+    } else if (kind < 0.72) {
+      briefing = brief(text.EXPAND_BRIEFS)
+      tasks = [{ type: TASK_TYPES.expand, values: [1 + Math.floor(r(7) * 2)], valueTypes: [VT.goal] }]
+    } else if (kind < 0.82) {
+      // Hold the planets that supply the fronts against one race, and fight there.
+      const sources = [...new Set(this.attacks.filter((a) => this.planet(a.target).owner === race).map((a) => a.source))]
+      const held = sources.length > 0 ? sources : this.defenseCandidates(race, r(4), r(8))
+      const hold = held.slice(0, 1 + Math.floor(r(4) * Math.min(2, held.length)))
+      briefing = brief(text.CONTROL_BRIEFS)
+      tasks = [
+        ...hold.map((i) => ({ type: TASK_TYPES.control, values: [1, 1, i], valueTypes: [VT.goal, VT.locationType, VT.locationIndex] })),
+        { type: TASK_TYPES.completeMissions, values: [race, this.countGoal(TASK_TYPES.completeMissions, race, 0, t, endTime, r(9))], valueTypes: [VT.race, VT.goal] },
+      ]
+    } else {
+      const kinds = [TASK_TYPES.completeMissions, TASK_TYPES.completeOperations, TASK_TYPES.extract]
+      const count = 1 + Math.floor(r(7) * 3)
+      briefing = brief(text.MISSION_BRIEFS)
+      tasks = Array.from({ length: count }, (_, k) => {
+        const type = kinds[(Math.floor(r(8) * 3) + k) % 3]!
+        const difficulty = 3 + Math.floor(r(10 + k) * 5)
+        const byRace = r(20 + k) < 0.5
+        const goal = this.countGoal(type, byRace ? race : 0, byRace ? 0 : difficulty, t, endTime, r(30 + k))
+        return byRace
+          ? { type, values: [race, goal], valueTypes: [VT.race, VT.goal] }
+          : { type, values: [goal, difficulty], valueTypes: [VT.goal, VT.difficulty] }
+      })
     }
-    this.order = order
+    this.issueOrder({
+      id32, startTime: t, endTime, brief: briefing, tasks, progress: tasks.map(() => 0),
+      base: tasks.map((task) => this.tallyFor(task)), reward, flags: 1,
+    })
+  }
+
+  private issueOrder(order: Order): void {
+    this.orders.push(order)
     // The MO text sits entirely in the title with an empty message, as upstream does.
-    this.globalEvent(text.newOrderText(order.brief), '', 0, id32)
+    this.globalEvent(text.newOrderText(order.brief), '', 0, order.id32)
     this.dispatch(text.newOrderText(order.brief))
   }
 
@@ -520,7 +829,10 @@ export class War {
       communityTargets: [],
       jointOperations: this.jointOps.map((j) => ({ ...j })),
       planetEvents: this.events.map((e) => ({ ...e, jointOperationIds: [...e.jointOperationIds] })),
-      planetActiveEffects: [],
+      // One effect per front, picked by its campaign: effects come and go with the fronts.
+      planetActiveEffects: this.campaigns.map((c) => ({
+        index: c.planetIndex, galacticEffectId: FRONT_EFFECTS[hash32(this.seed, S.effect, c.id) % FRONT_EFFECTS.length]!,
+      })),
       activeElectionPolicyEffects: [],
       globalEvents: this.globalEvents.map((g) => ({ ...g, effectIds: [...g.effectIds], planetIndices: [...g.planetIndices] })),
       superEarthWarResults: [],
@@ -540,13 +852,11 @@ export class War {
     }
   }
 
-  /** The current order, its texts in `language` (default en-US). */
+  /** The running orders, oldest first, their texts in `language` (default en-US). */
   assignments(language?: string): Assignment[] {
-    const order = this.order
-    if (!order) return []
-    const reward = { type: 1, id32: MEDALS_ID32, amount: order.reward }
-    return [
-      {
+    return this.orders.map((order) => {
+      const reward = { type: 1, id32: MEDALS_ID32, amount: order.reward }
+      return {
         id32: order.id32,
         progress: order.progress.map(Math.floor),
         expiresIn: Math.max(0, order.endTime - this.time),
@@ -556,8 +866,8 @@ export class War {
           tasks: order.tasks.map((task) => ({ ...task, values: [...task.values], valueTypes: [...task.valueTypes] })),
           rewards: [{ ...reward }], reward, flags: order.flags,
         },
-      },
-    ]
+      }
+    })
   }
 
   /**
@@ -593,7 +903,8 @@ export class War {
     return renderCounters(this.counters.get(index) ?? zeroCounters(), 0)
   }
 
-  orderView(): { id32: number; expiresIn: number; progress: number[] } | null {
-    return this.order ? { id32: this.order.id32, expiresIn: Math.max(0, this.order.endTime - this.time), progress: this.order.progress.map(Math.floor) } : null
+  /** The running orders in short, oldest first. */
+  ordersView(): { id32: number; expiresIn: number; progress: number[] }[] {
+    return this.orders.map((o) => ({ id32: o.id32, expiresIn: Math.max(0, o.endTime - this.time), progress: o.progress.map(Math.floor) }))
   }
 }

@@ -72,6 +72,8 @@ const FORBIDDEN: Record<string, string[]> = {
   feeds: ['db', 'storage', 'collect', 'routes', 'http', 'war', 'sim', 'app.ts'],
   war: ['storage', 'collect', 'routes', 'http', 'sim', 'app.ts'],
   collect: ['routes', 'services', 'http', 'sim', 'app.ts'],
+  // The importer writes through the collectors and the storage layer, like the spool writer.
+  import: ['routes', 'services', 'http', 'sim', 'app.ts', 'pages'],
   http: ['routes', 'services', 'collect', 'sim', 'app.ts'],
   services: ['routes', 'http', 'collect', 'sim', 'app.ts', 'db'],
   routes: ['sim', 'db/connect.ts'],

@@ -1,5 +1,6 @@
 import type { Tx } from '../db/connect.ts'
-import { GALAXY_COUNTER_NAMES, type Assignment, type Reward, type WarStatus } from '../feeds/upstream.ts'
+import type { Fetched } from '../feeds/throttle.ts'
+import { GALAXY_COUNTER_NAMES, type Assignment, type NewsItem, type Reward, type WarStatus, type WarSummary } from '../feeds/upstream.ts'
 import * as dispatches from '../storage/dispatches.ts'
 import * as fight from '../storage/fight.ts'
 import * as majorOrders from '../storage/major-orders.ts'
@@ -9,7 +10,7 @@ import * as texts from '../storage/texts.ts'
 import { claimFullStatus } from '../storage/ticks.ts'
 import * as warSummary from '../storage/war-summary.ts'
 import { COLLECTOR_FETCH, defineCollector, type WriteResult } from './collector.ts'
-import { fetchLanguages, textRows, type TextRows } from './languages.ts'
+import { fetchLanguages, textRows, type LanguagePayloads, type TextRows } from './languages.ts'
 
 /** Reward type 1 is medals. */
 const MEDALS = 1
@@ -90,6 +91,20 @@ export function effectsOf(status: WarStatus): planetEffects.PlanetEffectInput[] 
 }
 
 /**
+ * The payloads of a full-status tick. A live tick always has every part; a capture
+ * imported from an archive (src/import/) may lack the summary, the assignments or the
+ * newsfeed (null): its tick then has no war-summary row, no orders and no dispatches.
+ */
+export interface FullStatusPayload {
+  status: Fetched<WarStatus>
+  summary: Fetched<WarSummary> | null
+  assignments: Fetched<Assignment[]> | null
+  news: Fetched<NewsItem[]> | null
+  languages: LanguagePayloads
+  primary: string
+}
+
+/**
  * One archival tick, in one transaction: a status row per planet, one war-summary row
  * (cumulative counters), every major order upserted with a progress row, and the
  * dispatches not stored yet. The tick is keyed by the upstream war-status time: the
@@ -103,7 +118,7 @@ export const fullStatus = defineCollector({
     jointOperations: 'planet-status', planetEffects: 'planet-status', warSummary: 'war-summary', majorOrders: 'major-orders', majorOrderProgress: 'major-orders',
     dispatches: 'dispatches', majorOrderTexts: 'major-orders', dispatchTexts: 'dispatches',
   },
-  async fetch(ctx) {
+  async fetch(ctx): Promise<FullStatusPayload> {
     const { feeds, warId } = ctx
     const up = feeds.upstream
     const [status, summary, assignments, news] = await Promise.all([
@@ -121,7 +136,9 @@ export const fullStatus = defineCollector({
     const warTime = status.data.time
     // The tick's time is the status's; each other part keeps its own fetch time (a part may
     // come from the feed client's cache, up to its TTL older or newer than the status).
-    const partsFetchedAt = { summary: summary.fetchedAt.toISOString(), assignments: assignments.fetchedAt.toISOString(), newsfeed: news.fetchedAt.toISOString() }
+    const partsFetchedAt = { summary: summary?.fetchedAt.toISOString(), assignments: assignments?.fetchedAt.toISOString(), newsfeed: news?.fetchedAt.toISOString() }
+    const orders = assignments?.data ?? []
+    const newsItems = news?.data ?? []
     return {
       capturedAt: at,
       rows: {
@@ -133,8 +150,9 @@ export const fullStatus = defineCollector({
         campaigns: status.data.campaigns.map((c) => ({ campaign_id: c.id, planet_index: c.planetIndex, type: c.type, count: c.count })),
         fight: fightOf(status.data, at),
         effects: effectsOf(status.data),
-        counters: warSummary.countersOf(summary.data.galaxy_stats, GALAXY_COUNTER_NAMES),
-        orders: assignments.data.map((a): majorOrders.OrderInput => {
+        // Null: the tick had no summary (an imported capture without one).
+        counters: summary ? warSummary.countersOf(summary.data.galaxy_stats, GALAXY_COUNTER_NAMES) : null,
+        orders: orders.map((a): majorOrders.OrderInput => {
           const rewards = rewardsOf(a)
           return {
             order_id32: a.id32,
@@ -152,14 +170,14 @@ export const fullStatus = defineCollector({
             progress: a.progress,
           }
         }),
-        dispatches: news.data.map((n): dispatches.DispatchInput => ({
+        dispatches: newsItems.map((n): dispatches.DispatchInput => ({
           dispatch_id: n.id,
           published_war_time: n.published,
           published_at: publishedAt(at, warTime, n.published),
           type: n.type,
           message: n.message ?? null,
         })),
-        texts: textRows(primary, assignments.data, news.data, languages),
+        texts: textRows(primary, orders, newsItems, languages),
       },
     }
   },
@@ -184,7 +202,7 @@ export const fullStatus = defineCollector({
       fight.insert(tx, at, warId, rows.fight ?? fight.NO_FIGHT, rows.warTime),
       // Likewise a tick spooled before the effects were kept.
       planetEffects.insert(tx, at, warId, rows.effects ?? []),
-      warSummary.insert(tx, at, warId, rows.warTime, rows.counters),
+      rows.counters ? warSummary.insert(tx, at, warId, rows.warTime, rows.counters) : 0,
       majorOrders.upsertWithProgress(tx, at, warId, rows.orders),
       dispatches.insertNew(tx, at, warId, rows.dispatches),
       writeTexts(tx, at, warId, rows),

@@ -60,6 +60,7 @@ export interface DispatchInput {
 
 /** The dispatches of one tick not stored yet. */
 export async function insertNew(tx: Tx, at: Date, warId: number, dispatches: DispatchInput[]): Promise<number> {
+  if (!dispatches.length) return 0
   const r = await tx`
     INSERT INTO dispatches (war_id, dispatch_id, published_war_time, published_at, type, message, first_seen_at)
     SELECT ${warId}, r.dispatch_id, r.published_war_time, r.published_at, r.type, r.message, ${at}

@@ -230,6 +230,8 @@ export interface OrderInput {
  * row. A sighting older than the stored one (a replayed tick) only adds its progress row.
  */
 export async function upsertWithProgress(tx: Tx, at: Date, warId: number, orders: OrderInput[]) {
+  // No order at this tick (none running, or an imported capture without assignments): no statement.
+  if (!orders.length) return { majorOrders: 0, majorOrderProgress: 0 }
   const json = JSON.stringify(orders)
   // The three statements go out together (pipelined) and run in this order: the
   // completion update sees the orders the upsert wrote.

@@ -6,7 +6,7 @@
  *   pcstore  = source 'pcstore'  (pcstore/console/total counts, about every 10 min).
  */
 import { t, type Static } from 'elysia'
-import type { Sql, Tx } from '../db/connect.ts'
+import type { Queryable, Sql, Tx } from '../db/connect.ts'
 import { Nullable, selectRow, Timestamp } from './model.ts'
 import type { PageOf, Slice, TimeRange } from './query.ts'
 import { invalidateRollups, PLAYER_COUNT_ROLLUPS } from './rollups.ts'
@@ -202,6 +202,16 @@ export async function insertUpstream(tx: Tx, at: Date, warId: number, warTime: n
       WHERE source = 'upstream' AND game_name = 'Game 2' AND war_id = ${warId} AND upstream_war_time = ${warTime})
     ON CONFLICT DO NOTHING`
   return r.count
+}
+
+/** Which of these war times of a war already have their upstream row (an import skips captures that would add nothing). */
+export async function upstreamWarTimes(sql: Queryable, warId: number, warTimes: number[]): Promise<Set<number>> {
+  if (!warTimes.length) return new Set()
+  const rows = await sql<{ w: number }[]>`
+    SELECT DISTINCT upstream_war_time AS w FROM player_count_snapshots
+    WHERE source = 'upstream' AND game_name = 'Game 2' AND war_id = ${warId}
+      AND upstream_war_time IN (SELECT jsonb_array_elements_text(${JSON.stringify(warTimes)}::text::jsonb)::bigint)`
+  return new Set(rows.map((r) => r.w))
 }
 
 /** One game's pcstore count, unless that game has a pcstore row less than ~10 minutes before `at`. */

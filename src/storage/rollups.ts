@@ -51,7 +51,7 @@ export async function invalidateRollups(sql: Sql | Tx, table: 'player_count_snap
   await sql`SELECT rollup_invalidate(${table}, ${from})`
 }
 
-type SourceTable = 'player_count_snapshots' | 'planet_status_snapshots' | 'war_summary_snapshots'
+export type SourceTable = 'player_count_snapshots' | 'planet_status_snapshots' | 'war_summary_snapshots'
 
 /** The continuous aggregates (Community) over each raw table, finest first (each coarser one reads the one before). */
 const CAGGS: Record<SourceTable, readonly { name: string; seconds: number }[]> = {
@@ -68,10 +68,10 @@ const CAGGS: Record<SourceTable, readonly { name: string; seconds: number }[]> =
  * wait for the next policy run. As statements with parameters: the test runs them on the
  * PGlite TimescaleDB build, the service through postgres.js.
  */
-export function lateRowRefreshes(table: SourceTable, at: Date): { text: string; params: [string, string, string] }[] {
+export function lateRowRefreshes(table: SourceTable, at: Date, to: Date = at): { text: string; params: [string, string, string] }[] {
   return CAGGS[table].map(({ name, seconds }) => {
     const lo = timeBucket(seconds, at)
-    const hi = new Date(lo.getTime() + seconds * 1000)
+    const hi = new Date(timeBucket(seconds, to).getTime() + seconds * 1000)
     return { text: 'CALL refresh_continuous_aggregate($1::regclass, $2::timestamptz, $3::timestamptz)', params: [name, lo.toISOString(), hi.toISOString()] }
   })
 }
@@ -87,6 +87,21 @@ export const LATE_AFTER_MS = 5 * 60_000
 export async function refreshLateRows(sql: Sql, edition: Edition, table: SourceTable, at: Date, now: Date): Promise<boolean> {
   if (refreshesOwnRollups(edition) || now.getTime() - at.getTime() < LATE_AFTER_MS) return false
   for (const r of lateRowRefreshes(table, at)) await sql.unsafe(r.text, r.params)
+  return true
+}
+
+/**
+ * On Community, once after rows were written into `table` from `from` to `to` (an import,
+ * src/import/): refresh every continuous aggregate over the buckets holding them, finest
+ * first, outside any transaction, as refreshLateRows does for one late tick. Rows of the
+ * last LATE_AFTER_MS are left to the refresh policies, like a live tick's. The other
+ * editions keep exact through rollup_invalidate; refreshRollups materializes them.
+ * True when something was refreshed.
+ */
+export async function refreshWrittenRange(sql: Sql, edition: Edition, table: SourceTable, from: Date, to: Date, now: Date = new Date()): Promise<boolean> {
+  const until = new Date(Math.min(to.getTime(), now.getTime() - LATE_AFTER_MS))
+  if (refreshesOwnRollups(edition) || until < from) return false
+  for (const r of lateRowRefreshes(table, from, until)) await sql.unsafe(r.text, r.params)
   return true
 }
 

@@ -1,5 +1,5 @@
 /** full_status_ticks: one row per archived full-status tick, keyed by (war, upstream war time). */
-import type { Sql, Tx } from '../db/connect.ts'
+import type { Queryable, Sql, Tx } from '../db/connect.ts'
 
 /** When the other parts of a tick were fetched (ISO; absent on ticks spooled before they were kept). */
 export interface PartsFetchedAt {
@@ -22,6 +22,21 @@ export async function claimFullStatus(tx: Tx, at: Date, warId: number, warTime: 
       WHERE excluded.captured_at > f.captured_at
     RETURNING (xmax = 0) AS inserted`
   return row?.inserted === true
+}
+
+/**
+ * For each of these war times of a war that has a stored tick, the latest capture time
+ * that tick stands for (its capture, or the latest that saw its war time again): a capture
+ * of that war time at or before it would claim nothing and move nothing (an import skips
+ * such captures without writing).
+ */
+export async function seenUntil(sql: Queryable, warId: number, warTimes: number[]): Promise<Map<number, Date>> {
+  if (!warTimes.length) return new Map()
+  const rows = await sql<{ w: number; t: Date }[]>`
+    SELECT upstream_war_time AS w, greatest(captured_at, last_seen_at) AS t
+    FROM full_status_ticks
+    WHERE war_id = ${warId} AND upstream_war_time IN (SELECT jsonb_array_elements_text(${JSON.stringify(warTimes)}::text::jsonb)::bigint)`
+  return new Map(rows.map((r) => [r.w, r.t]))
 }
 
 /** The war's clock as the stored ticks show it: its latest tick with planets, and when that tick's war time was last seen. */

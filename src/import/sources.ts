@@ -1,0 +1,393 @@
+/**
+ * Where an import's captures come from:
+ * - a git archive (`gitSource`): every commit that changed the file(s), oldest first; the
+ *   capture time is the committer date, each file is a raw upstream payload whose feed is
+ *   told by its shape (`detectFeed`);
+ * - an NDJSON file, plain or gzip (`ndjsonSource`): one capture per line,
+ *   `{"capturedAt": ISO, "warId": N, "status": {…}, "summary"?: {…}, "assignments"?: […],
+ *   "newsfeed"?: […], "warInfo"?: {…}}`.
+ * A source only reads and splits: a capture that cannot be read (malformed JSON, a file
+ * deleted at a commit, no capture time) is an item with an `error`, named by commit or
+ * line; the importer (importer.ts) checks the payloads against the feed schemas.
+ */
+import { createReadStream, openSync, readSync, closeSync, statSync } from 'node:fs'
+import { isAbsolute, relative, resolve } from 'node:path'
+import { createGunzip } from 'node:zlib'
+import type { Readable } from 'node:stream'
+
+/** The upstream feeds a capture may hold, by the names of the NDJSON format. */
+export const FEED_KINDS = ['status', 'warInfo', 'summary', 'assignments', 'newsfeed'] as const
+export type FeedKind = (typeof FEED_KINDS)[number]
+
+/** One capture as read: its payloads still unchecked. */
+export interface Capture {
+  /** Where it came from, as a person finds it again: `commit 1a2b3c4d5e6f`, `line 12`. */
+  ref: string
+  capturedAt: Date
+  /** The war the capture names (NDJSON `warId`); the importer falls back to the payloads' and then to its default. */
+  warId?: number
+  parts: Partial<Record<FeedKind, unknown>>
+}
+
+/** A capture, or why the source could not read one (the import reports it and goes on). */
+export type SourceItem = { ref: string; capture: Capture; error?: undefined } | { ref: string; error: string; capture?: undefined }
+
+export interface CaptureSource {
+  /** What is imported, for the progress line and the summary. */
+  label: string
+  /** Captures in the source, when known before reading (git: its commits). */
+  total: number | null
+  /** How much of the source was read (0..1) when `total` is unknown (NDJSON: bytes of the file). */
+  readFraction(): number | null
+  items(): AsyncIterable<SourceItem>
+  /** Ends what the source started (a git process); safe to call twice. */
+  close(): Promise<void>
+}
+
+/** The source cannot be read at all (no such file, not a git repository): the import does not start. */
+export class SourceError extends Error {
+  override readonly name = 'SourceError'
+}
+
+/**
+ * The upstream feed a payload is, by its shape: the status (`planetStatus`), the war info
+ * (`planetInfos`), the summary (`galaxy_stats`), the assignments (items with `setting`)
+ * or the newsfeed (items with `published`). Null when it is none of them, or an empty
+ * array (assignments and newsfeed both are).
+ */
+export function detectFeed(value: unknown): FeedKind | null {
+  if (Array.isArray(value)) {
+    const first = value[0] as Record<string, unknown> | undefined
+    if (first === null || typeof first !== 'object') return null
+    if ('setting' in first && 'id32' in first) return 'assignments'
+    if ('published' in first && 'id' in first) return 'newsfeed'
+    return null
+  }
+  if (value === null || typeof value !== 'object') return null
+  if ('planetStatus' in value) return 'status'
+  if ('planetInfos' in value) return 'warInfo'
+  if ('galaxy_stats' in value) return 'summary'
+  return null
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err))
+
+// ------------------------------------------------------------------ git archives
+
+/**
+ * A local clone whose commits each hold a capture of the files at `paths` (relative to
+ * the repository's root, or absolute inside it): the commits that changed any of them,
+ * oldest first. At each commit every file is read as it is then (a file the commit did
+ * not change is the version before it), so a status archived with its summary, assignments
+ * and newsfeed in one repository is imported as whole ticks. The objects are read by one
+ * `git cat-file --batch` process, the requests sent ahead of the answers.
+ */
+export async function gitSource(repo: string, paths: string[]): Promise<CaptureSource> {
+  if (!paths.length) throw new SourceError('--git needs at least one --path')
+  const top = (await git(repo, ['rev-parse', '--show-toplevel'])).trim()
+  const files = paths.map((p) => {
+    const rel = isAbsolute(p) ? relative(top, p) : p.replace(/^\.\//, '')
+    if (rel.startsWith('..') || rel === '') throw new SourceError(`${p} is not a file inside the repository ${top}`)
+    return rel
+  })
+  const log = await git(top, ['log', '--reverse', '--format=%H%x09%cI', '--', ...files])
+  const commits = log
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [hash, date] = line.split('\t') as [string, string]
+      return { hash, date }
+    })
+  if (!commits.length) throw new SourceError(`no commit of ${top} changed ${files.join(', ')}`)
+
+  let proc: ReturnType<typeof Bun.spawn<'pipe', 'pipe', 'pipe'>> | null = null
+  const close = async () => {
+    if (!proc) return
+    const p = proc
+    proc = null
+    try {
+      p.stdin.end()
+    } catch {
+      // already closed
+    }
+    p.kill()
+    await p.exited
+  }
+  return {
+    label: `git ${top} (${files.join(', ')}): ${commits.length} commits`,
+    total: commits.length,
+    readFraction: () => null,
+    close,
+    async *items() {
+      const p = Bun.spawn(['git', '-C', top, 'cat-file', '--batch'], { stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
+      proc = p
+      const out = new ByteReader(p.stdout)
+      /** The file kind seen last at each path: an empty array (no order, no news) keeps it. */
+      const kinds = new Map<string, FeedKind>()
+      // Requests go out this many commits ahead of the answers read.
+      const AHEAD = 32
+      let sent = 0
+      const sendUpTo = (n: number) => {
+        let chunk = ''
+        for (; sent < Math.min(n, commits.length); sent++) for (const f of files) chunk += `${commits[sent]!.hash}:${f}\n`
+        if (chunk) {
+          p.stdin.write(chunk)
+          p.stdin.flush()
+        }
+      }
+      try {
+        for (let i = 0; i < commits.length; i++) {
+          sendUpTo(i + AHEAD)
+          const { hash, date } = commits[i]!
+          const ref = `commit ${hash.slice(0, 12)}`
+          const contents: { file: string; text: string | null }[] = []
+          for (const file of files) {
+            const header = await out.readLine()
+            if (header === null) throw new SourceError(`git cat-file ended early: ${await new Response(p.stderr).text()}`)
+            if (header.endsWith(' missing') || header.endsWith(' ambiguous')) {
+              contents.push({ file, text: null })
+              continue
+            }
+            const size = Number(header.split(' ')[2])
+            if (!Number.isInteger(size)) throw new SourceError(`git cat-file: unexpected answer ${JSON.stringify(header)}`)
+            const body = await out.readBytes(size + 1) // the object and its newline
+            contents.push({ file, text: new TextDecoder().decode(body.subarray(0, size)) })
+          }
+          yield commitCapture(ref, date, contents, kinds)
+        }
+      } finally {
+        await close()
+      }
+    },
+  }
+}
+
+function commitCapture(ref: string, date: string, contents: { file: string; text: string | null }[], kinds: Map<string, FeedKind>): SourceItem {
+  const capturedAt = new Date(date)
+  if (Number.isNaN(capturedAt.getTime())) return { ref, error: `unreadable committer date ${JSON.stringify(date)}` }
+  if (contents.every((c) => c.text === null)) return { ref, error: `${contents.map((c) => c.file).join(', ')} absent at this commit (deleted)` }
+  const parts: Capture['parts'] = {}
+  for (const { file, text } of contents) {
+    if (text === null) continue
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch (err) {
+      return { ref, error: `${file}: malformed JSON (${errorText(err)})` }
+    }
+    const kind = detectFeed(value) ?? (Array.isArray(value) && value.length === 0 ? (kinds.get(file) ?? arrayKindByName(file)) : null)
+    if (!kind) return { ref, error: `${file}: not an upstream feed payload (no status, war info, summary, assignments or newsfeed shape)` }
+    if (parts[kind] !== undefined) return { ref, error: `${file}: a second ${kind} payload in one capture` }
+    kinds.set(file, kind)
+    parts[kind] = value
+  }
+  return { ref, capture: { ref, capturedAt, parts } }
+}
+
+/** An empty array at a path never seen with items: its name may still say which feed it is. */
+function arrayKindByName(file: string): FeedKind | null {
+  const name = file.toLowerCase()
+  if (name.includes('assignment')) return 'assignments'
+  if (name.includes('news')) return 'newsfeed'
+  return null
+}
+
+async function git(cwd: string, args: string[]): Promise<string> {
+  let p
+  try {
+    p = Bun.spawn(['git', '-C', cwd, ...args], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' })
+  } catch (err) {
+    throw new SourceError(`cannot run git: ${errorText(err)}`)
+  }
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited])
+  if (code !== 0) throw new SourceError(`git ${args[0]} in ${cwd} failed: ${err.trim() || `exit code ${code}`}`)
+  return out
+}
+
+/** Lines and sized blocks off a byte stream (git cat-file's answers). */
+class ByteReader {
+  private readonly reader: { read(): Promise<{ value?: Uint8Array; done: boolean }> }
+  private buf: Uint8Array = new Uint8Array(0)
+  private pos = 0
+  private ended = false
+
+  constructor(stream: ReadableStream<Uint8Array>) {
+    this.reader = stream.getReader()
+  }
+
+  private async more(): Promise<boolean> {
+    if (this.ended) return false
+    const { value, done } = await this.reader.read()
+    if (done || !value) {
+      this.ended = done
+      return !done
+    }
+    const rest = this.buf.subarray(this.pos)
+    const next = new Uint8Array(rest.length + value.length)
+    next.set(rest)
+    next.set(value, rest.length)
+    this.buf = next
+    this.pos = 0
+    return true
+  }
+
+  async readLine(): Promise<string | null> {
+    for (;;) {
+      const nl = this.buf.indexOf(10, this.pos)
+      if (nl >= 0) {
+        const line = new TextDecoder().decode(this.buf.subarray(this.pos, nl))
+        this.pos = nl + 1
+        return line
+      }
+      if (!(await this.more())) return null
+    }
+  }
+
+  async readBytes(n: number): Promise<Uint8Array> {
+    if (this.buf.length - this.pos < n) {
+      // One buffer of the whole block, filled chunk by chunk (a status is tens of KB).
+      const out = new Uint8Array(n)
+      let filled = this.buf.length - this.pos
+      out.set(this.buf.subarray(this.pos))
+      this.buf = new Uint8Array(0)
+      this.pos = 0
+      while (filled < n) {
+        const { value, done } = await this.reader.read()
+        if (done) throw new SourceError('git cat-file ended in the middle of an object')
+        if (!value) continue
+        const take = Math.min(value.length, n - filled)
+        out.set(value.subarray(0, take), filled)
+        filled += take
+        if (take < value.length) this.buf = value.subarray(take)
+      }
+      return out
+    }
+    const out = this.buf.subarray(this.pos, this.pos + n)
+    this.pos += n
+    return out
+  }
+}
+
+// ------------------------------------------------------------------ NDJSON
+
+const GZIP_MAGIC = [0x1f, 0x8b]
+
+/** An NDJSON file of captures, plain or gzip (told by its first two bytes, whatever its name). */
+export async function ndjsonSource(file: string): Promise<CaptureSource> {
+  const path = resolve(file)
+  let size: number
+  let gzip: boolean
+  let plainSize: number
+  try {
+    size = statSync(path).size
+    const fd = openSync(path, 'r')
+    try {
+      const head = Buffer.alloc(2)
+      const n = readSync(fd, head, 0, 2, 0)
+      gzip = n === 2 && head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1]
+    } finally {
+      closeSync(fd)
+    }
+    plainSize = gzip && size >= 18 ? gzipTrailerSize(path, size) : size
+  } catch (err) {
+    throw new SourceError(`cannot read ${file}: ${errorText(err)}`)
+  }
+  let raw: ReturnType<typeof createReadStream> | null = null
+  let stream: Readable | null = null
+  let produced = 0
+  let consumed = 0
+  return {
+    label: `${file} (NDJSON${gzip ? ', gzip' : ''})`,
+    total: null,
+    // The bytes split into lines, of the file's plain size: a gzip file's is in its trailer,
+    // modulo 2^32 (the smallest size that fits what was read so far is taken).
+    readFraction: () => {
+      if (plainSize === 0) return 1
+      let total = plainSize
+      while (total < produced) total += 2 ** 32
+      return Math.min(1, consumed / total)
+    },
+    async close() {
+      stream?.destroy()
+      raw?.destroy()
+    },
+    async *items() {
+      raw = createReadStream(path, { highWaterMark: 1 << 20 })
+      stream = gzip ? raw.pipe(createGunzip()) : raw
+      // A gzip error is raised on the gunzip stream; a read error on the file's, which pipe() does not forward.
+      const failed = new Promise<never>((_, reject) => raw!.once('error', reject))
+      failed.catch(() => {})
+      let lineNo = 0
+      let rest: Buffer = Buffer.alloc(0)
+      const it = stream[Symbol.asyncIterator]()
+      try {
+        for (;;) {
+          let chunk: IteratorResult<Buffer>
+          try {
+            chunk = await Promise.race([it.next() as Promise<IteratorResult<Buffer>>, failed])
+          } catch (err) {
+            yield { ref: `line ${lineNo + 1}`, error: `the file could not be read on from here: ${errorText(err)}` }
+            return
+          }
+          if (chunk.done) break
+          produced += chunk.value.length
+          let buf = rest.length ? Buffer.concat([rest, chunk.value]) : chunk.value
+          let start = 0
+          for (let nl = buf.indexOf(10, start); nl >= 0; nl = buf.indexOf(10, start)) {
+            lineNo++
+            consumed += nl + 1 - start
+            const item = ndjsonLine(lineNo, buf.subarray(start, nl))
+            if (item) yield item
+            start = nl + 1
+          }
+          rest = Buffer.from(buf.subarray(start))
+          buf = rest
+        }
+        consumed = produced
+        if (rest.length) {
+          lineNo++
+          const item = ndjsonLine(lineNo, rest)
+          if (item) yield item
+        }
+      } finally {
+        stream.destroy()
+        raw.destroy()
+      }
+    },
+  }
+}
+
+/** ISIZE, the last 4 bytes of a gzip file: its uncompressed size modulo 2^32 (of the last member). */
+function gzipTrailerSize(path: string, size: number): number {
+  const fd = openSync(path, 'r')
+  try {
+    const tail = Buffer.alloc(4)
+    readSync(fd, tail, 0, 4, size - 4)
+    return tail.readUInt32LE(0)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** One line of the file: a capture, an error, or nothing (a blank line). */
+export function ndjsonLine(lineNo: number, bytes: Uint8Array): SourceItem | null {
+  const text = new TextDecoder().decode(bytes).trim()
+  if (!text) return null
+  const ref = `line ${lineNo}`
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (err) {
+    return { ref, error: `malformed JSON (${errorText(err)})` }
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ref, error: 'not a JSON object' }
+  const line = value as Record<string, unknown>
+  const capturedAt = typeof line.capturedAt === 'string' ? new Date(line.capturedAt) : null
+  if (!capturedAt || Number.isNaN(capturedAt.getTime())) return { ref, error: 'no capturedAt (an ISO-8601 time)' }
+  if (line.warId !== undefined && !(Number.isInteger(line.warId) && (line.warId as number) >= 1 && (line.warId as number) <= 2_147_483_647)) {
+    return { ref, error: 'warId is not a war id (a positive integer)' }
+  }
+  const parts: Capture['parts'] = {}
+  for (const kind of FEED_KINDS) if (line[kind] !== undefined && line[kind] !== null) parts[kind] = line[kind]
+  return { ref, capture: { ref, capturedAt, warId: line.warId as number | undefined, parts } }
+}

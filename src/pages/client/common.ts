@@ -2,8 +2,13 @@
  * Shared browser helpers of the pages: reading the public API, polling, DOM building,
  * formatting. No framework: the pages are small and redraw their own sections.
  */
+import type { Ready } from './types.ts'
 
-/** An API answer: the body, or why there is none (`absent`: the route answered 404). */
+/**
+ * An API answer: the body, or why there is none. `absent`: the route itself is not on
+ * this server (its 404 says only "not found"); a 404 that names what is missing (an
+ * unknown war, planet or an empty database) is not `absent`: the route exists.
+ */
 export type Got<T> = { ok: true; data: T } | { ok: false; absent: boolean; status: number; message: string }
 
 /** Optional routes  found missing: not asked again until the page is reloaded. */
@@ -14,13 +19,18 @@ const routeOf = (path: string) => path.split('?')[0]!
 export const markMissing = (path: string) => missing.add(routeOf(path))
 
 /**
- * GET an /api/v1 route. `optional`: a route this server may not have yet; after a 404 it
- * is not requested again by this page (no request every minute for a route that is not there).
+ * GET an /api/v1 route. `optional`: a route this server may not have yet; once found
+ * missing it is not requested again by this page (no request every minute for a route
+ * that is not there).
  */
 export async function api<T>(path: string, opts: { optional?: boolean } = {}): Promise<Got<T>> {
   if (opts.optional && missing.has(routeOf(path))) return { ok: false, absent: true, status: 404, message: 'not found' }
+  return get<T>(`/api/v1${path}`, opts.optional ? path : null)
+}
+
+async function get<T>(url: string, optional: string | null): Promise<Got<T>> {
   try {
-    const res = await fetch(`/api/v1${path}`, { headers: { accept: 'application/json' } })
+    const res = await fetch(url, { headers: { accept: 'application/json' } })
     if (res.ok) return { ok: true, data: (await res.json()) as T }
     let message = `HTTP ${res.status}`
     try {
@@ -29,11 +39,74 @@ export async function api<T>(path: string, opts: { optional?: boolean } = {}): P
     } catch {
       // not JSON: keep the status
     }
-    if (opts.optional && res.status === 404) markMissing(path)
-    return { ok: false, absent: res.status === 404, status: res.status, message }
+    // The service's answer for a path no route has is exactly {"error": "not found"}.
+    const absent = res.status === 404 && message === 'not found'
+    if (optional && absent) markMissing(optional)
+    return { ok: false, absent, status: res.status, message }
   } catch {
     return { ok: false, absent: false, status: 0, message: 'the service could not be reached' }
   }
+}
+
+/** What to do when a page has nothing to show (docs/operations.md "Demo and simulator"). */
+export const whatToDo = () =>
+  h(
+    'span',
+    { class: 'todo' },
+    ' To see these pages with data now, run ',
+    h('code', {}, 'npm run demo'),
+    ' (the service fed by the simulator); to load archived history into this server, run the importer, ',
+    h('code', {}, 'npm run import'),
+    ' (docs/operations.md, "Importing history").',
+  )
+
+let ready: Promise<Ready | null> | null = null
+/** /health/ready (outside /api/v1, public): the database's state and how much history each dataset holds. */
+export function readiness(refresh = false): Promise<Ready | null> {
+  if (!ready || refresh) {
+    ready = fetch('/health/ready', { headers: { accept: 'application/json' } })
+      .then((res) => res.json() as Promise<Ready>)
+      .catch(() => null)
+  }
+  return ready
+}
+
+/**
+ * A line under the page's title saying what state the data is in, when it is not the
+ * usual: no database, nothing stored yet, collectors not writing, or a young history.
+ * `data-state` says which (`none` while all is well: then it is hidden).
+ */
+export function dataState(app: HTMLElement): void {
+  const el = h('p', { class: 'notice', id: 'data-state', 'data-state': 'none', hidden: true, role: 'status' })
+  app.append(el)
+  every(60_000, async () => {
+    const r = await readiness(true)
+    const show = (state: string, ...children: (Node | string)[]) => {
+      el.dataset.state = state
+      el.hidden = state === 'none'
+      fill(el, ...children)
+    }
+    if (!r) return show('unreachable', 'The service did not answer its health check: the figures below may be missing. Retrying every minute.')
+    if (r.checks && r.checks.database !== 'ok') return show('no-database', `The database is unavailable (${r.checks.database}): figures that need it are missing until it is back. Retrying every minute.`)
+    const spans = Object.values(r.history ?? {})
+    if (!r.history) return show('none')
+    const newest = Math.max(0, ...spans.map((s) => (s.newest ? Date.parse(s.newest) : 0)))
+    const war = r.history['full-status']
+    if (newest === 0) return show('empty', 'This server has stored no data yet: its collectors write as the feeds answer, and none has so far (feeds unreachable, or the schedule is off).', whatToDo())
+    const warNewest = war?.newest ? Date.parse(war.newest) : 0
+    if (!warNewest || Date.now() - warNewest > 20 * 60_000) {
+      return show(
+        'stale',
+        warNewest
+          ? `The newest war status stored is from ${utc(warNewest)} (${duration(ageOf(warNewest))} ago): the collectors are not writing now (feeds unreachable, or the schedule is off). The figures below are as of then.`
+          : 'No war status is stored yet: the full-status collector has not written (upstream unreachable, or the schedule is off).',
+        whatToDo(),
+      )
+    }
+    const oldest = war?.oldest ? Date.parse(war.oldest) : warNewest
+    if (Date.now() - oldest < 3600_000) return show('young', `War status collected since ${utc(oldest)} (${duration(ageOf(oldest))}): rates and outlooks need 5 minutes of ticks, trends an hour, so some figures below are still empty.`)
+    return show('none')
+  })
 }
 
 /**
@@ -120,7 +193,7 @@ export function duration(seconds: number): string {
   return `${Math.floor(s / 86_400)} d ${Math.round((s % 86_400) / 3600)} h`
 }
 
-export const ageOf = (iso: string) => (Date.now() - new Date(iso).getTime()) / 1000
+export const ageOf = (iso: string | number) => (Date.now() - new Date(iso).getTime()) / 1000
 
 /** Liberation % as the API's planet history defines it (docs/api.md "Planet history"). */
 export function libPct(owner: number, health: number, maxHealth: number): number {
@@ -137,6 +210,42 @@ export function barOf(value: number, cls = ''): HTMLElement {
   const fillEl = h('span', { class: 'fill' })
   fillEl.style.width = `${Math.max(0, Math.min(100, value))}%`
   return h('span', { class: `bar ${cls}`.trim(), 'aria-hidden': 'true' }, fillEl)
+}
+
+/** "2 d 03:04:05", "3:04:05", "0:04:05": a countdown's clock. */
+export function clock(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds))
+  const d = Math.floor(s / 86_400)
+  const hh = Math.floor((s % 86_400) / 3600)
+  const mm = String(Math.floor((s % 3600) / 60)).padStart(2, '0')
+  const ss = String(s % 60).padStart(2, '0')
+  return d > 0 ? `${d} d ${String(hh).padStart(2, '0')}:${mm}:${ss}` : `${hh}:${mm}:${ss}`
+}
+
+let ticking = false
+/** Redraw every live countdown of the page (`.countdown[data-until]`), once a second. */
+function tickCountdowns() {
+  for (const el of document.querySelectorAll<HTMLElement>('.countdown[data-until]')) {
+    const left = (Date.parse(el.dataset.until!) - Date.now()) / 1000
+    el.textContent = left > 0 ? `${el.dataset.before ?? ''}${clock(left)}` : `${el.dataset.after ?? 'passed'} ${duration(-left)} ago`
+    el.classList.toggle('passed', left <= 0)
+  }
+}
+
+/**
+ * A live countdown to `iso`: "ends in 3:59:12", then "ended 2 min ago". One timer for
+ * the page updates every countdown each second.
+ */
+export function countdown(iso: string, before = 'in ', after = 'passed'): HTMLElement {
+  const el = h('time', { class: 'countdown', datetime: iso, 'data-until': iso, 'data-before': before, 'data-after': after, title: utc(iso) })
+  if (!ticking) {
+    ticking = true
+    setInterval(tickCountdowns, 1000)
+  }
+  queueMicrotask(tickCountdowns)
+  const left = (Date.parse(iso) - Date.now()) / 1000
+  el.textContent = left > 0 ? `${before}${clock(left)}` : `${after} ${duration(-left)} ago`
+  return el
 }
 
 /** Faction names from /factions (fallback: "faction N"). */

@@ -3,7 +3,7 @@
  * switch over the languages the service collects (the keys of a `lang=all` answer; hidden
  * when the route does not take `lang` or nothing is stored yet).
  */
-import { api, empty, every, fill, h, int, utc } from './common.ts'
+import { api, dataState, empty, every, fill, h, int, utc } from './common.ts'
 import type { Dispatch, Paged } from './types.ts'
 
 const LIMIT = 20
@@ -14,6 +14,7 @@ export function dispatchesPage(app: HTMLElement) {
   const state = { q: params.get('q') ?? '', page: Math.max(1, Number(params.get('page')) || 1), lang: params.get('lang') ?? '' }
   fill(app)
   app.append(h('h1', {}, 'Dispatches'))
+  dataState(app)
   const form = h('form', { class: 'filters', role: 'search', id: 'dispatch-search' }) as HTMLFormElement
   const input = h('input', { type: 'search', name: 'q', id: 'dispatch-q', placeholder: 'Search the messages', 'aria-label': 'Search dispatches', maxlength: 200, value: state.q }) as HTMLInputElement
   const langSelect = h('select', { id: 'dispatch-lang', 'aria-label': 'Language', hidden: true }) as HTMLSelectElement
@@ -65,7 +66,7 @@ export function dispatchesPage(app: HTMLElement) {
     const d = got.data
     fill(summary, state.q ? `${int(d.totalResults)} dispatches contain “${state.q}”.` : `${int(d.totalResults)} dispatches in the archive.`)
     if (d.items.length === 0) {
-      fill(list, empty(state.q ? `No dispatch contains “${state.q}”.` : d.totalResults > 0 ? 'No dispatch on this page.' : 'No dispatch stored yet: the full-status collector archives the upstream newsfeed.'))
+      fill(list, empty(state.q ? `No dispatch contains “${state.q}”.` : d.totalResults > 0 ? 'No dispatch on this page.' : 'No dispatch stored yet: the full-status collector archives the upstream newsfeed as it answers.'))
     } else {
       fill(list, h('ol', { class: 'dispatches' }, ...d.items.map((i) => h('li', { 'data-dispatch': i.id }, h('time', { datetime: i.publishedAt }, utc(i.publishedAt)), h('div', { class: 'message' }, ...(i.message === null ? [empty('No text in this language was collected.')] : hdml(i.message)))))))
     }

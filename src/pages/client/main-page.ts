@@ -4,7 +4,7 @@
  * timeline events) and the war's trend deltas.
  */
 import { TimeChart, type LineMark } from './chart.ts'
-import { ageOf, api, duration, empty, every, fill, h, int, markMissing, section, signed, utc } from './common.ts'
+import { api, dataState, duration, empty, every, fill, h, int, markMissing, readiness, section, signed, utc } from './common.ts'
 import type { DiverHistory, Paged, PlayerCount, TimelineItem, Trends } from './types.ts'
 
 const RANGES = ['24h', '7d', '30d', '90d', 'all'] as const
@@ -12,8 +12,10 @@ type Range = (typeof RANGES)[number]
 
 const SOURCE_TEXT: Record<string, string> = {
   api: 'upstream cross-platform total (a row every ~15 s)',
-  pcstore: 'PC store total (a row every ~10 min)',
+  pcstore: 'PC store total, PC players only (a row every ~10 min)',
 }
+/** The series' name in the chart's legend. */
+const SERIES_LABEL: Record<string, string> = { api: 'Divers, all platforms (upstream)', pcstore: 'Divers on PC only (PC store)' }
 
 // Cadences: /player-count answers from 15 s feed caches; the history moves by one bucket
 // (≥ 10 min) at most, so a minute is plenty.
@@ -24,6 +26,7 @@ const TRENDS_MS = 60_000
 export function mainPage(app: HTMLElement) {
   fill(app)
   app.append(h('h1', {}, 'Divers online'))
+  dataState(app)
   const live = section(app, 'live', 'Live count')
   const peaks = section(app, 'peaks', 'Peaks')
   const history = section(app, 'history', 'Diver history')
@@ -34,27 +37,32 @@ export function mainPage(app: HTMLElement) {
   const drawLive = () => {
     if (!lastLive) return
     const p = lastLive
-    // Data age: the capture time of the data used when the API gives it , else
-    // the time of the answer (the feeds behind it are at most 15 s old).
-    const at = p.dataCapturedAt ?? p.capturedAt
+    const down = (k: keyof PlayerCount['sources']) => p.sources[k] === 'unavailable'
     const store = (label: string, value: number, source: string) =>
       h('div', { class: 'stat' }, h('span', { class: 'label' }, label), h('span', { class: 'value', 'data-testid': `live-${label}` }, source === 'unavailable' ? 'unavailable' : int(value)))
+    const allDown = down('gameActive') && down('game1') && down('game2')
+    const failed = [down('gameActive') ? 'the upstream war status' : null, down('game1') && down('game2') ? 'the PC store' : down('game1') ? "the PC store's count of Game" : down('game2') ? "the PC store's count of Game 2" : null].filter(Boolean)
+    // Data age: only of data that was fetched. With every feed down there is none: nothing is "live".
+    const age = allDown
+      ? h('p', { class: 'age', id: 'live-age', 'data-state': 'down' }, `No live figures: no feed answered (upstream war status, PC store). Retrying every ${LIVE_MS / 1000} s; the history below is what was stored before.`)
+      : h(
+          'p',
+          { class: 'age', id: 'live-age', 'data-state': failed.length ? 'partial' : 'ok' },
+          p.dataAgeSeconds != null && p.dataCapturedAt
+            ? `Data age ${duration(p.dataAgeSeconds)} (fetched ${utc(p.dataCapturedAt)}); refreshed every ${LIVE_MS / 1000} s.`
+            : `Answered ${utc(p.capturedAt)} from feeds cached at most 15 s; refreshed every ${LIVE_MS / 1000} s.`,
+          failed.length ? ` Unavailable now: ${failed.join(' and ')} (retrying).` : '',
+        )
     fill(
       live,
       h(
         'div',
         { class: 'hero' },
-        h('span', { class: 'big', id: 'live-total' }, p.sources.gameActive === 'unavailable' ? '–' : int(p.gameActive)),
-        h('span', { class: 'label' }, p.sources.gameActive === 'unavailable' ? 'cross-platform count unavailable: the upstream feed did not answer' : 'cross-platform, from the upstream war status'),
+        h('span', { class: 'big', id: 'live-total' }, down('gameActive') ? '–' : int(p.gameActive)),
+        h('span', { class: 'label' }, down('gameActive') ? 'cross-platform count unavailable: the upstream feed did not answer' : 'cross-platform, from the upstream war status'),
       ),
-      h('div', { class: 'stats' }, store('Game 2 (PC store)', p.game2.pcstore, p.sources.game2), store('Game (PC store)', p.game1.pcstore, p.sources.game1), store('PC stores together', p.all.pcstore, p.sources.game1 === 'unavailable' && p.sources.game2 === 'unavailable' ? 'unavailable' : 'pcstore')),
-      h(
-        'p',
-        { class: 'age', id: 'live-age' },
-        p.dataAgeSeconds != null
-          ? `Data age ${duration(p.dataAgeSeconds)} (captured ${utc(at)}); refreshed every ${LIVE_MS / 1000} s.`
-          : `Data age: live, fetched ${utc(at)} (${duration(ageOf(at))} ago) from feeds cached at most 15 s; refreshed every ${LIVE_MS / 1000} s.`,
-      ),
+      h('div', { class: 'stats' }, store('Game 2 (PC store)', p.game2.pcstore, p.sources.game2), store('Game (PC store)', p.game1.pcstore, p.sources.game1), store('PC stores together', p.all.pcstore, down('game1') && down('game2') ? 'unavailable' : 'pcstore')),
+      age,
     )
   }
   every(LIVE_MS, async () => {
@@ -69,13 +77,17 @@ export function mainPage(app: HTMLElement) {
   const bar = h('div', { class: 'ranges', role: 'group', 'aria-label': 'Range' })
   const caption = h('div', { class: 'caption', id: 'history-caption' })
   const note = h('div', { class: 'chart-note' })
-  history.append(bar, note)
-  const chart = new TimeChart(history, [{ label: 'Divers', color: '--series1', scale: 'divers' }])
+  // Which series the chart draws, always said; a switch of series between ranges is announced.
+  const series = h('p', { class: 'series', id: 'history-series', 'aria-live': 'polite' })
+  history.append(bar, series, note)
+  const chart = new TimeChart(history, [{ label: 'Divers', color: '--series1', scale: 'divers', count: true }])
   chart.el.id = 'divers-chart'
   history.append(caption)
   const initial = new URLSearchParams(location.search).get('range')
   let range: Range = (RANGES as readonly string[]).includes(initial ?? '') ? (initial as Range) : '24h'
   let allTime: DiverHistory | null = null
+  /** The range and series drawn last: switching to a range of the other series says so. */
+  let drawn: { range: string; source: string; avg: number | null } | null = null
   const buttons = RANGES.map((r) =>
     h('button', { type: 'button', 'data-range': r, 'aria-pressed': String(r === range), onclick: () => select(r) }, r),
   )
@@ -93,6 +105,20 @@ export function mainPage(app: HTMLElement) {
     }
     const d = got.data
     chart.el.dataset.range = d.range
+    const switched = drawn && drawn.source !== d.source && drawn.range !== d.range ? drawn : null
+    fill(
+      series,
+      h('span', { class: `badge source ${d.source}`, id: 'history-source', 'data-source': d.source }, d.source === 'api' ? 'all platforms' : 'PC only'),
+      ` Drawn from the ${SOURCE_TEXT[d.source] ?? d.source}.`,
+      switched
+        ? h(
+            'strong',
+            { class: 'switched', id: 'series-switch' },
+            ` Not the series of ${switched.range}: ${switched.range} was drawn from the ${switched.source === 'api' ? 'upstream count of every platform' : 'PC store count (PC only)'}, ${d.range} from the ${d.source === 'api' ? 'upstream count of every platform' : 'PC store count (PC only)'}${d.source === 'pcstore' ? ', because the upstream series does not cover this range' : ''}. The two are not comparable${switched.avg && d.stats.avg ? ` (averages ${int(switched.avg)} and ${int(d.stats.avg)})` : ''}.`,
+          )
+        : null,
+    )
+    chart.setLabel(0, SERIES_LABEL[d.source] ?? 'Divers')
     if (d.points.length === 0) {
       chart.set([], [[]])
       chart.el.hidden = true
@@ -101,6 +127,7 @@ export function mainPage(app: HTMLElement) {
       fill(caption)
       return
     }
+    drawn = { range: d.range, source: d.source, avg: d.stats.avg }
     chart.el.hidden = false
     const xs = d.points.map((p) => Date.parse(p.t) / 1000)
     const ys = d.points.map((p) => p.v)
@@ -108,11 +135,15 @@ export function mainPage(app: HTMLElement) {
     if (d.stats.peak) marks.push({ t: Date.parse(d.stats.peak.at) / 1000, v: d.stats.peak.value, label: `peak ${int(d.stats.peak.value)}`, series: 0 })
     if (d.stats.low) marks.push({ t: Date.parse(d.stats.low.at) / 1000, v: d.stats.low.value, label: `low ${int(d.stats.low.value)}`, series: 0 })
     chart.set(xs, [ys], { points: marks, lines: events.lines, window: [Date.parse(d.from) / 1000, Date.parse(d.to) / 1000] })
-    fill(note, events.note ? h('p', { class: 'hint' }, events.note) : null)
+    const young = d.coverage !== undefined && d.coverage < 0.5
+    fill(
+      note,
+      events.note ? h('p', { class: 'hint' }, events.note) : null,
+      young ? h('p', { class: 'hint young', id: 'history-young' }, `This series covers ${Math.round((d.coverage ?? 0) * 100)} % of the ${d.range} window: it starts ${utc(d.points[0]!.t)}, so the rest of the chart is empty, not zero.`) : null,
+    )
     const coverage = d.coverage === undefined ? null : `coverage ${Math.round(d.coverage * 100)} %`
     fill(
       caption,
-      h('span', { id: 'history-source', 'data-source': d.source }, `Source: ${SOURCE_TEXT[d.source] ?? d.source}`),
       h('span', {}, `${d.points.length} points, ${duration(d.bucketSeconds)} buckets${coverage ? `, ${coverage}` : ''}`),
       h('span', {}, `Peak ${d.stats.peak ? `${int(d.stats.peak.value)} at ${utc(d.stats.peak.at)}` : '–'}; low ${d.stats.low ? `${int(d.stats.low.value)} at ${utc(d.stats.low.at)}` : '–'}; average ${int(d.stats.avg)}`),
     )
@@ -143,6 +174,10 @@ export function mainPage(app: HTMLElement) {
       peaks,
       h('div', { class: 'stats' }, peak('24-hour peak', 'peak-24h', day), peak('All-time peak', 'peak-all', all)),
       all.ok && all.data.points.length > 0 ? h('p', { class: 'age' }, `Collecting since ${utc(all.data.from)}.`) : null,
+      // Each peak is of its range's series: say so when they differ (they are not comparable).
+      day.ok && all.ok && day.data.stats.peak && all.data.stats.peak && day.data.source !== all.data.source
+        ? h('p', { class: 'hint', id: 'peaks-series' }, `The two peaks are of different series: the 24-hour one of the ${day.data.source === 'api' ? 'upstream count of every platform' : 'PC store count (PC only)'}, the all-time one of the ${all.data.source === 'api' ? 'upstream count of every platform' : 'PC store count (PC only)'}, the series with the longest history. They are not comparable.`)
+        : null,
     )
   })
 
@@ -168,9 +203,22 @@ export function mainPage(app: HTMLElement) {
     ]
     const anyData = names.some((n) => got.data.windows[n]?.deltas || got.data.windows[n]?.divers)
     if (!anyData) {
-      fill(trends, empty('No trend yet: the full-status collector needs two ticks in a window before it has a difference to show.'))
+      // A trend compares the latest war summary with one a whole window earlier: the first needs an hour of history.
+      const r = await readiness()
+      const oldest = r?.history?.['full-status']?.oldest
+      const ready = oldest ? Date.parse(oldest) + 3600_000 : null
+      fill(
+        trends,
+        h(
+          'p',
+          { class: 'empty', id: 'trends-empty' },
+          'No trend yet: a trend compares the war summary with its value a whole window earlier, so the 1-hour column needs an hour of history, the 24-hour one a day and the 7-day one a week. ',
+          oldest ? `War summaries are stored since ${utc(oldest)}; the 1-hour trend appears ${ready && ready > Date.now() ? `in about ${duration((ready - Date.now()) / 1000)}` : 'with the next tick'}.` : 'No war summary is stored yet.',
+        ),
+      )
       return
     }
+    const missingWindows = names.filter((n) => !got.data.windows[n]?.deltas)
     fill(
       trends,
       h(
@@ -183,6 +231,7 @@ export function mainPage(app: HTMLElement) {
           h('tbody', {}, ...rows.map(([label, f]) => h('tr', {}, h('th', {}, label), ...names.map((n) => h('td', { class: 'num' }, signed(f(got.data.windows[n]!))))))),
         ),
       ),
+      missingWindows.length ? h('p', { class: 'age' }, `–: not enough history yet for ${missingWindows.join(', ')} (a window needs that long of stored war summaries).`) : null,
     )
   })
 }

@@ -65,10 +65,11 @@ export interface Liberation {
   eventId: number | null
   samples: number
   since: string | null
-  outlook: 'winning' | 'losing' | 'stalemate' | 'unknown'
+  outlook: Outlook
   eta: string | null
   etaHours: number | null
   deadline: string | null
+  requiredRatePctPerHour?: number | null
   marginHours: number | null
   capturedAt: string | null
   ageSeconds: number | null
@@ -80,6 +81,24 @@ export interface LiberationAnswer {
   windowHours: number
   frozenSince: string | null
   items: Liberation[]
+}
+
+export interface OrderTask {
+  index: number
+  type: number
+  done: boolean
+  value: number | null
+  target: number | null
+  fraction: number | null
+  /** Added with the orders in words (docs/api.md "War intelligence"); absent on older servers. */
+  kind?: string
+  description?: string
+  targets?: { planetIndex: number; name: string }[]
+  progressPct?: number
+  ratePerHour?: number | null
+  rateSamples?: number
+  projectedAtExpiry?: number | null
+  onTrack?: boolean | null
 }
 
 export interface MajorOrder {
@@ -94,7 +113,87 @@ export interface MajorOrder {
   completedAt: string | null
   firstSeenAt: string
   lastSeenAt: string
-  tasks: { index: number; type: number; done: boolean; value: number | null; target: number | null; fraction: number | null }[]
+  progressAt?: string | null
+  tasks: OrderTask[]
+  rewards?: { type: number; id32: number; amount: number; kind?: string }[]
+  rewardMedals?: number | null
+  onTrack?: boolean | null
+}
+
+export interface MajorOrders {
+  warID: number
+  asOf: string
+  frozenSince?: string | null
+  items: MajorOrder[]
+}
+
+export type Outlook = 'winning' | 'losing' | 'stalemate' | 'unknown'
+
+/** A campaign of the latest full-status tick (/campaigns). */
+export interface Campaign {
+  campaignId: number
+  planetIndex: number
+  planetName: string
+  sectorName: string | null
+  /** `liberation`, `defense`, or the campaign type's name. */
+  type: string
+  typeId: number
+  count: number
+  factionId: number | null
+  faction: string | null
+  owner: number | null
+  players: number | null
+  eventId: number | null
+  firstSeenAt: string | null
+  progressPct: number | null
+  ratePctPerHour: number | null
+  samples: number
+  since: string | null
+  outlook: Outlook
+  eta: string | null
+  etaHours: number | null
+  deadline: string | null
+  requiredRatePctPerHour: number | null
+  marginHours: number | null
+  capturedAt: string | null
+  ageSeconds: number | null
+}
+
+export interface Campaigns {
+  warID: number
+  asOf: string
+  windowHours: number
+  at: string | null
+  dataAgeSeconds: number | null
+  frozenSince: string | null
+  items: Campaign[]
+}
+
+/** A row of /planets (the lookup table, every stored war). */
+export interface PlanetRow {
+  warID: number
+  index: number
+  name: string
+  sector: string | null
+  biome: string | null
+  position: { x: number; y: number } | null
+  maxHealth: number
+  initialOwner: number
+  disabled: boolean
+  waypoints: number[]
+  world?: {
+    biome: { key: string; name: string | null; description: string | null } | null
+    hazards: { key: string; name: string | null; description: string | null }[]
+    regions: { index: number; hash: number; name: string | null; description: string | null }[]
+  }
+  effects?: { id: number; name: string | null; description: string | null }[]
+}
+
+/** /health/ready (outside /api/v1): how much history each dataset holds. */
+export interface Ready {
+  status: 'ready' | 'unavailable'
+  checks?: { database: string }
+  history?: Record<string, { oldest: string | null; newest: string | null }>
 }
 
 export interface TrendWindow {
@@ -113,10 +212,13 @@ export interface Trends {
 export interface TimelineItem {
   at: string
   type: string
-  planetName?: string
-  title?: string
-  message?: string
-  toOwner?: number
+  planetIndex?: number | null
+  planetName?: string | null
+  title?: string | null
+  message?: string | null
+  fromOwner?: number | null
+  toOwner?: number | null
+  race?: number | null
 }
 
 export interface Paged<T> {

@@ -1,5 +1,5 @@
 /**
- * GET /major-orders, /planets/liberation, /war/trends, /timeline: the derived war view
+ * GET /campaigns, /major-orders, /planets/liberation, /war/trends, /timeline: the derived war view
  * (docs/api.md "War intelligence"), computed from the stored rows at each request (their
  * figures depend on the moment asked). Service: services/intelligence.ts; the rules live
  * in SQL (storage/) and in war/liberation.ts.
@@ -9,12 +9,13 @@ import { dateString, timeRange } from '../http/dates.ts'
 import { errorResponses } from '../http/errors.ts'
 import { Paged, pageOf, paged, pagingQuery } from '../http/paging.ts'
 import { badRequest, integerString, LangQuery, langOf, parseInteger, planetIndexOf, PlanetIdQuery, warIdOf, WarIdQuery } from '../http/params.ts'
+import type { KeptValues } from '../services/divers.ts'
 import { MajorOrder, majorOrders } from '../services/major-orders.ts'
+import { AttackRow } from '../storage/fight.ts'
+import type { Store } from '../storage/index.ts'
 import { Nullable, Timestamp } from '../storage/model.ts'
 import { EVENT_TYPES, TimelineEvent, type EventType } from '../storage/timeline.ts'
 import { WarCounters } from '../storage/war-summary.ts'
-import type { KeptValues } from '../services/divers.ts'
-import type { Store } from '../storage/index.ts'
 import { ageSeconds } from '../war/data-age.ts'
 import type { RouteContext } from './context.ts'
 
@@ -86,6 +87,7 @@ const CampaignsAnswer = t.Object({
   dataAgeSeconds: Nullable(t.Integer(), 'Age of that tick'),
   frozenSince: FrozenSince,
   items: t.Array(Campaign, { description: 'The campaigns of the latest tick, most players first' }),
+  attacks: t.Array(AttackRow, { description: 'The attack lines of the latest tick (from a planet to the planet it attacks; lanes: how many times the feed lists the line)' }),
 })
 
 const WindowQuery = {
@@ -139,7 +141,7 @@ export const intelligenceRoutes = (context: RouteContext) =>
             const war = warIdOf(query) ?? warId
             const hours = windowHoursOf(query)
             const answer = await intelligence.campaigns({ warId: war, hours, asOf: at })
-            return { warID: war, asOf: at, windowHours: hours, at: answer.at, dataAgeSeconds: answer.at ? ageSeconds(answer.at, at) : null, frozenSince: answer.frozenSince, items: answer.items }
+            return { warID: war, asOf: at, windowHours: hours, at: answer.at, dataAgeSeconds: answer.at ? ageSeconds(answer.at, at) : null, frozenSince: answer.frozenSince, items: answer.items, attacks: answer.attacks }
           },
           {
             query: t.Object({ ...WarIdQuery, ...WindowQuery }),

@@ -113,9 +113,9 @@ export class IntelligenceService {
    */
   async campaigns(f: { warId: number; hours: number; asOf: Date }) {
     const { clock, frozenSince } = await this.clock(f.warId)
-    if (!clock.at) return { at: null, frozenSince, items: [] }
+    if (!clock.at) return { at: null, frozenSince, items: [], attacks: [] }
     const from = new Date(f.asOf.getTime() - f.hours * HOUR_MS)
-    const campaigns = await this.store.fight.campaignsAt(f.warId, clock.at)
+    const [campaigns, attacks] = await Promise.all([this.store.fight.campaignsAt(f.warId, clock.at), this.store.fight.attacksAt(f.warId, clock.at)])
     const planetIndexes = [...new Set(campaigns.map((c) => c.planetIndex))]
     const [windows, events] = planetIndexes.length
       ? await Promise.all([
@@ -157,7 +157,7 @@ export class IntelligenceService {
       }
     })
     items.sort((a, b) => (b.players ?? -1) - (a.players ?? -1) || a.campaignId - b.campaignId)
-    return { at: clock.at, dataAgeSeconds: ageSeconds(clock.at, f.asOf), frozenSince, items }
+    return { at: clock.at, dataAgeSeconds: ageSeconds(clock.at, f.asOf), frozenSince, items, attacks }
   }
 
   /** The deltas over 1 h, 24 h and 7 d back from the latest tick and the latest diver row. */

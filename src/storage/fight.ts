@@ -203,5 +203,12 @@ async function eventWindows(sql: Sql, f: { warId: number; at: Date; planetIndexe
   return events.map((e) => ({ ...e, ticks: byEvent.get(e.eventId)! }))
 }
 
+/** The war's attack lines at tick `at`. */
+async function attacksAt(sql: Sql, warId: number, at: Date): Promise<AttackRow[]> {
+  return [...(await sql<AttackRow[]>`
+    SELECT ${selectRow(sql, AttackRow, { source: sql`source_index`, target: sql`target_index` })}
+    FROM planet_attack_snapshots WHERE war_id = ${warId} AND captured_at = ${at} ORDER BY source_index, target_index`)]
+}
+
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
-export const reads = { atTick, campaignsAt, eventWindows }
+export const reads = { atTick, campaignsAt, eventWindows, attacksAt }

@@ -321,7 +321,8 @@ describe('dashboard pages in headless Chromium', () => {
     // The first poll, at load, has been drawn.
     await page.waitForSelector('#galaxy [data-stat="missionsWon"]')
     expect((await at()).length).toBe(1)
-    await page.clock.pauseAt((await at())[0]! + 1_000)
+    // Paused soon after the first poll (the page's load can take a while on a busy machine: never in its past).
+    await page.clock.pauseAt(Math.max((await at())[0]! + 1_000, (await page.evaluate<number>('Date.now()')) + 50))
     for (let n = 1; n <= 3; n++) {
       // Mark the drawn stats; the next poll replaces them.
       await page.evaluate(`document.querySelector('#galaxy .stats').setAttribute('data-seen', '')`)
@@ -522,15 +523,19 @@ describe('dashboard pages in headless Chromium', () => {
     expect(problems).toEqual([])
   })
 
-  it(named('war page: the galaxy map draws one element per planet of /war; hovering shows its state; a click opens its page'), async () => {
+  it(named('war page: the galaxy map draws one element per planet of /war and the attack lines of /campaigns; hovering shows its state; a click opens its page'), async () => {
     const war = await api<{ planets: { indexID: number; planetName: string }[] }>('/war')
-    const campaigns = await api<{ items: CampaignItem[] }>('/campaigns')
+    const campaigns = await api<{ items: CampaignItem[]; attacks: { source: number; target: number }[] }>('/campaigns')
     const { page, problems } = await visit('/war')
     await page.waitForSelector('#map-svg a.planet.campaign')
     const drawn = await page.$$eval('#map-svg a.planet', (as) => as.map((a) => Number(a.getAttribute('data-planet'))))
     expect(drawn.sort((a, b) => a - b)).toEqual(war.planets.map((p) => p.indexID).sort((a, b) => a - b))
     expect(await page.locator('#map-svg a.planet.campaign').count()).toBe(campaigns.items.length)
     expect(await page.locator('#map-svg line.lane').count()).toBeGreaterThan(0)
+    // Every attack line of /campaigns between two drawn planets, as an arrow.
+    const known = new Set(drawn)
+    expect(campaigns.attacks.length).toBeGreaterThan(0)
+    expect(await page.locator('#map-svg line.attack').count()).toBe(campaigns.attacks.filter((a) => known.has(a.source) && known.has(a.target)).length)
     const target = campaigns.items[0]!
     const planet = page.locator(`#map-svg a.planet[data-planet="${target.planetIndex}"]`)
     await planet.hover()

@@ -289,7 +289,7 @@ const ROUTES: Record<string, Route> = {
   campaigns: {
     template: '/campaigns', match: /^\/api\/v1\/campaigns$/, keys: ['warId', 'warID', 'window'], cache: 'no-store',
     shape: (b) => {
-      expect(keysOf(b)).toEqual(sorted('warID', 'asOf', 'windowHours', 'at', 'dataAgeSeconds', 'frozenSince', 'items'))
+      expect(keysOf(b)).toEqual(sorted('warID', 'asOf', 'windowHours', 'at', 'dataAgeSeconds', 'frozenSince', 'items', 'attacks'))
       for (const c of b.items) {
         expect(['winning', 'losing', 'stalemate', 'unknown']).toContain(c.outlook)
         expect(c.progressPct === null || typeof c.progressPct === 'number').toBe(true)

@@ -201,6 +201,14 @@ describeOnEachDatabase('/campaigns and /planets/liberation on the real capture',
     }
   })
 
+  test('the attack lines of the latest tick: every line the feed lists, with the times it lists it', async () => {
+    const { attacks } = (await h.get('/campaigns')).body
+    const listed = new Map<string, number>()
+    for (const a of REAL.planetAttacks!) listed.set(`${a.source}>${a.target}`, (listed.get(`${a.source}>${a.target}`) ?? 0) + 1)
+    expect(new Map(attacks.map((a: any) => [`${a.source}>${a.target}`, a.lanes]))).toEqual(listed)
+    expect(attacks.length).toBeGreaterThan(0)
+  })
+
   test('the window is validated', async () => {
     expect(errorOf(await h.get('/campaigns?window=0'))).toContain('window')
     expect(errorOf(await h.get('/campaigns?window=abc'))).toContain('window')

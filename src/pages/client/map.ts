@@ -4,7 +4,7 @@
  * waypoints, campaign rings sized by players (a defense dashed), the campaign planets
  * named. Hovering, focusing or tapping a planet shows its name and state; a click (a
  * second tap on a phone) opens its page. Zoom 1×, 2×, 4× scrolls inside the map's box.
- * Attack lines are not drawn: no public route serves them.
+ * Attack lines (from /campaigns) are drawn as arrows from the attacking planet.
  */
 import { campaignOrder, outlookText } from './campaigns.ts'
 import { countdown, factionName, fill, h, int, pct } from './common.ts'
@@ -82,8 +82,11 @@ export class GalaxyMap {
     }).observe(this.view)
   }
 
-  set(planets: MapPlanet[], campaigns: Campaign[], names: Map<number, string>, frozen: boolean) {
+  private attacks: { source: number; target: number }[] = []
+
+  set(planets: MapPlanet[], campaigns: Campaign[], names: Map<number, string>, frozen: boolean, attacks: { source: number; target: number }[] = []) {
     this.planets = planets
+    this.attacks = attacks
     this.campaigns = new Map(campaigns.map((c) => [c.planetIndex, c]))
     this.names = names
     this.frozen = frozen
@@ -143,6 +146,18 @@ export class GalaxyMap {
         lanes.push(svg('line', { x1: a.x.toFixed(1), y1: a.y.toFixed(1), x2: b.x.toFixed(1), y2: b.y.toFixed(1), class: p.owner !== q.owner ? 'lane front' : 'lane' }))
       }
     }
+    // Attack lines: from the attacker to the planet it attacks, stopping short of the target's dot.
+    const attackLines: SVGElement[] = []
+    for (const { source, target } of this.attacks) {
+      const p = byIndex.get(source)
+      const q = byIndex.get(target)
+      if (!p || !q) continue
+      const a = this.pos(p, size)
+      const b = this.pos(q, size)
+      const len = Math.hypot(b.x - a.x, b.y - a.y) || 1
+      const end = { x: b.x - ((b.x - a.x) / len) * (r + 3), y: b.y - ((b.y - a.y) / len) * (r + 3) }
+      attackLines.push(svg('line', { x1: a.x.toFixed(1), y1: a.y.toFixed(1), x2: end.x.toFixed(1), y2: end.y.toFixed(1), class: 'attack', 'marker-end': 'url(#map-arrow)' }))
+    }
     const maxPlayers = Math.max(1, ...[...this.campaigns.values()].map((c) => c.players ?? 0))
     // Campaign planets last: on top, and their rings and names readable.
     const ordered = [...this.planets].sort((a, b) => Number(this.campaigns.has(a.index)) - Number(this.campaigns.has(b.index)) || a.players - b.players)
@@ -184,11 +199,14 @@ export class GalaxyMap {
       'svg',
       { id: 'map-svg', width: size, height: size, viewBox: `0 0 ${size} ${size}`, role: 'group', 'aria-label': `Galaxy map: ${this.planets.length} planets` },
       svg('circle', { class: 'galaxy', cx: size / 2, cy: size / 2, r: size / 2 - 2 }),
+      svg('defs', {}, svg('marker', { id: 'map-arrow', viewBox: '0 0 6 6', refX: 5, refY: 3, markerWidth: 5, markerHeight: 5, orient: 'auto' }, svg('path', { d: 'M0,0 L6,3 L0,6 z', class: 'attack-head' }))),
       svg('g', { class: 'lanes' }, ...lanes),
+      svg('g', { class: 'attacks' }, ...attackLines),
       svg('g', { class: 'planets' }, ...dots),
       svg('g', { class: 'labels', 'aria-hidden': 'true' }, ...labels),
     )
     root.dataset.planets = String(this.planets.length)
+    root.dataset.attacks = String(attackLines.length)
     // The tip is placed in the drawn map's own box (centred in the view at 1×).
     const canvas = h('div', { class: 'map-canvas' }, root, this.tip)
     canvas.style.width = canvas.style.height = `${size}px`
@@ -198,10 +216,11 @@ export class GalaxyMap {
       this.legend,
       ...owners.map((o) => h('span', { class: 'key' }, h('span', { class: `swatch o${o}` }), factionName(this.names, o))),
       h('span', { class: 'key' }, h('span', { class: 'swatch ring' }), 'campaign (size: players)'),
+      h('span', { class: 'key' }, h('span', { class: 'swatch lane attack' }), 'attack line'),
       h('span', { class: 'key' }, h('span', { class: 'swatch ring defense' }), 'defense'),
       h('span', { class: 'key' }, h('span', { class: 'swatch lane' }), 'supply line'),
     )
-    fill(this.note, `${this.planets.length} planets, ${seen.size} supply lines, ${this.campaigns.size} campaigns. Hover, focus or tap a planet for its state; click it (tap twice on a phone) for its page. Attack lines are not shown: no public route serves them.`)
+    fill(this.note, `${this.planets.length} planets, ${seen.size} supply lines, ${this.campaigns.size} campaigns. Hover, focus or tap a planet for its state; click it (tap twice on a phone) for its page. ${this.attacks.length} attack lines.`)
     if (this.selected !== null) this.show(this.selected, true)
   }
 

@@ -167,6 +167,8 @@ export interface Campaigns {
   dataAgeSeconds: number | null
   frozenSince: string | null
   items: Campaign[]
+  /** The tick's attack lines: from a planet to the planet it attacks. */
+  attacks: { source: number; target: number; lanes: number }[]
 }
 
 /** A row of /planets (the lookup table, every stored war). */

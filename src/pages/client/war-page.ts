@@ -212,7 +212,7 @@ export function warPage(app: HTMLElement) {
     map.el.hidden = false
     const missing = war.planets.length - drawn.length
     fill(mapNote, missing > 0 ? h('p', { class: 'hint' }, `${missing} planets have no position in /planets and are not drawn.`) : null)
-    map.set(drawn, campaigns?.items ?? [], names, frozen())
+    map.set(drawn, campaigns?.items ?? [], names, frozen(), campaigns?.attacks ?? [])
   }
 
   // ---- planets

@@ -154,8 +154,9 @@ export class Keeper {
             // Elysia reads a hook's text: it awaits one that shows `async` or returns a call,
             // and prepares everything (cookies, headers...) for every request of a route whose
             // hooks hand the context itself to a function. So the context goes to the rule
-            // under another name, and the after-handle hook, which never waits, is written to
-            // run in line on every answer, kept ones included.
+            // under another name, and the after-handle hook, which never waits, returns no
+            // call (Bun's transpiler turns `const a = f(); return a` into `return f()`), so
+            // that it runs in line on every answer, kept ones included.
             beforeHandle: async (context: Ctx) => {
               const ctx = context
               return route!.before(ctx)
@@ -163,7 +164,7 @@ export class Keeper {
             afterHandle(context: Ctx) {
               const ctx = context
               const answer = route!.after(ctx)
-              return answer
+              if (answer) return answer
             },
           }
           // Hooks on the route's own context: they add nothing to its type.
@@ -172,21 +173,10 @@ export class Keeper {
       })
   }
 
-  /** @internal */ full(rule: KeepRule, c: Ctx, path: string, extra: string): string | undefined {
-    let version: string | number | undefined = ''
-    if (rule.datasets) version = this.stampOf(rule.datasets)
-    if (rule.version) {
-      const own = rule.version(c)
-      if (own === undefined) return undefined
-      version = `${version}/${own}`
-    }
-    return `${path}#${extra}@${version}`
-  }
-
   private readonly stamps = new WeakMap<readonly Dataset[], { generation: number; stamp: string }>()
 
-  /** The versions of `datasets` as one key part, built once per generation of the versions. */
-  private stampOf(datasets: readonly Dataset[]): string {
+  /** @internal The versions of `datasets` as one key part, built once per generation of the versions. */
+  stampOf(datasets: readonly Dataset[]): string {
     const generation = this.versions.generation
     const known = this.stamps.get(datasets)
     if (known?.generation === generation) return known.stamp
@@ -265,6 +255,23 @@ class RouteKeep {
     this.policy = rule.http ? HTTP_POLICIES[rule.http] : null
   }
 
+  /**
+   * The key last built, by its parts: requests for one answer in a row reuse its text (a
+   * key joined anew is flattened and hashed again by every lookup).
+   */
+  private lastKey = { path: '', extra: '', stamp: '', own: '' as string | number, full: '' }
+
+  /** The key of this request's answer: its path and query, `key` and versions; undefined when nothing can be kept now. */
+  private keyOf(c: Ctx, path: string, extra: string): string | undefined {
+    const stamp = this.rule.datasets ? this.keeper.stampOf(this.rule.datasets) : ''
+    const own = this.rule.version ? this.rule.version(c) : ''
+    if (own === undefined) return undefined
+    const last = this.lastKey
+    if (path === last.path && extra === last.extra && stamp === last.stamp && own === last.own) return last.full
+    this.lastKey = { path, extra, stamp, own, full: `${path}#${extra}@${stamp}/${own}` }
+    return this.lastKey.full
+  }
+
   /** Before the handler: the kept answer when one holds, else the handler runs (or a running computation is joined). */
   before(c: Ctx): Response | Promise<Response | undefined> | undefined {
     const extra = this.rule.key?.(c) ?? ''
@@ -274,7 +281,7 @@ class RouteKeep {
 
   private beforeWith(c: Ctx, extra: string): Response | Promise<Response | undefined> | undefined {
     // Elysia's context holds the URL it read for routing; the request would build it again.
-    const full = this.keeper.full(this.rule, c, pathAndQuery(c.url ?? c.request.url), extra)
+    const full = this.keyOf(c, pathAndQuery(c.url ?? c.request.url), extra)
     if (full === undefined) return undefined
     const atMs = (c.at as Date).getTime()
     const entry = this.keeper.lookup(full)

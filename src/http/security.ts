@@ -65,25 +65,16 @@ export const securityHeaders = (opts: { unrouted?: UnroutedPolicies } = {}) => {
     return READ
   }
   return new Elysia({ name: 'http/security' })
+    // Elysia awaits a request hook whose text shows a returned call (`return f(...)`) and
+    // then makes every route's request handler async: the refusal is read by a function
+    // and answered here.
     .onRequest(({ request, set }) => {
-      // request.url builds a string on each access: read it once.
-      const url = request.url
-      const refuse = (status: number, error: string) => {
-        Object.assign(set.headers, unroutedPolicy(pathOf(url)).record)
-        set.headers['cache-control'] = CACHE_CONTROL.noStore
-        set.status = status
-        return { error }
-      }
-      if (url.length > MAX_URL_LENGTH) return refuse(414, `request URL longer than ${MAX_URL_LENGTH} characters`)
-      const method = request.method
-      // Reads carry no body: only other methods' bodies are looked at (the headers object is
-      // not built on the hot path). The app reads none; refusing them here, before routing
-      // and any body parsing, keeps it so whatever a route asks for later.
-      if (method !== 'GET' && method !== 'HEAD') {
-        const headers = request.headers
-        if (Number(headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return refuse(413, `request body larger than ${MAX_BODY_BYTES} bytes`)
-        if (headers.has('transfer-encoding')) return refuse(411, 'a request body must declare its length (Content-Length)')
-      }
+      const refusal = refusalOf(request)
+      if (refusal === undefined) return
+      Object.assign(set.headers, unroutedPolicy(pathOf(request.url)).record)
+      set.headers['cache-control'] = CACHE_CONTROL.noStore
+      set.status = refusal.status
+      return { error: refusal.error }
     })
     // The hooks name the context's fields they read and never hand the context itself to a
     // function: Elysia reads a hook's text to decide what to prepare for every request
@@ -107,6 +98,21 @@ export const securityHeaders = (opts: { unrouted?: UnroutedPolicies } = {}) => {
       const policy = kind ? POLICY[kind] : c.code === 'NOT_FOUND' ? unroutedPolicy(c.path) : READ
       Object.assign(c.set.headers, policy.record)
     })
+}
+
+/** Why a request is refused before routing (414, 413, 411), if it is. */
+function refusalOf(request: Request): { status: number; error: string } | undefined {
+  if (request.url.length > MAX_URL_LENGTH) return { status: 414, error: `request URL longer than ${MAX_URL_LENGTH} characters` }
+  const method = request.method
+  // Reads carry no body: only other methods' bodies are looked at (the headers object is
+  // not built on the hot path). The app reads none; refusing them here, before routing
+  // and any body parsing, keeps it so whatever a route asks for later.
+  if (method !== 'GET' && method !== 'HEAD') {
+    const headers = request.headers
+    if (Number(headers.get('content-length') ?? 0) > MAX_BODY_BYTES) return { status: 413, error: `request body larger than ${MAX_BODY_BYTES} bytes` }
+    if (headers.has('transfer-encoding')) return { status: 411, error: 'a request body must declare its length (Content-Length)' }
+  }
+  return undefined
 }
 
 /** A CORS preflight: answered for the public reads (any origin may GET them). */

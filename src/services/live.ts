@@ -45,8 +45,17 @@ export class LiveService {
     const pc = pcstoreCounts(this.feeds.pcstore)
     if (!status || pc instanceof Promise) return undefined
     keepRead(request, { status, pc })
-    return `${timeOf(status.fetchedAt)}/${timeOf(pc.fetchedAt.game1)}/${timeOf(pc.fetchedAt.game2)}`
+    // Asked on every request: the fresh answers are the same objects while they last, so
+    // the text of their times is built once per set of answers.
+    const { game1, game2 } = pc.fetchedAt
+    const last = this.lastVersion
+    if (last?.status === status.fetchedAt && last.game1 === game1 && last.game2 === game2) return last.version
+    const version = `${timeOf(status.fetchedAt)}/${timeOf(game1)}/${timeOf(game2)}`
+    this.lastVersion = { status: status.fetchedAt, game1, game2, version }
+    return version
   }
+
+  private lastVersion: { status: Date; game1: Date | null; game2: Date | null; version: string } | undefined
 
   /**
    * Both feeds at once (each answers from its cache while fresh); a failed feed makes only

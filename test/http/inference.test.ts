@@ -7,6 +7,7 @@
  */
 import { expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
+import { createBunRouteHandler } from 'elysia/adapter/bun/compose'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 import type { Sql } from '../../src/db/connect.ts'
@@ -33,4 +34,33 @@ test('no route of the app prepares cookies (no hook hands the context itself to 
   const app = buildApp({ config, db, log: silentLogger, feeds: createFeeds(config) })
   expect(app.routes.length).toBeGreaterThan(30)
   expect(compiledWithCookies(app)).toEqual([])
+})
+
+/**
+ * Elysia also awaits a hook whose text shows `async` or a returned call (`return f(...)`,
+ * which Bun's transpiler can make of `const a = f(); return a`). A request hook read so
+ * makes the server's handler of every route async, and an awaited after-handle hook
+ * delays every answer, kept ones included: neither may wait when it never does.
+ */
+const waiting = (app: { routes: unknown[] }) =>
+  (app.routes as (Route & { handler: unknown })[])
+    .filter((r) => typeof r.handler === 'function')
+    .flatMap((r) => [
+      ...(String(createBunRouteHandler(app as never, r as never)).startsWith('async') ? [`${r.method} ${r.path}: request hook`] : []),
+      ...(/await e\.afterHandle/.test(String(r.compile())) ? [`${r.method} ${r.path}: after-handle hook`] : []),
+    ])
+
+test('the check sees hooks that return a call', () => {
+  const f = (x: unknown) => x
+  const app = new Elysia()
+    .onRequest(({ request }) => {
+      if (request.method === 'PUT') return f(request.method)
+    })
+    .get('/a', () => 'a', { afterHandle: ({ responseValue }) => f(responseValue) })
+  expect(waiting(app)).toEqual(['GET /a: request hook', 'GET /a: after-handle hook'])
+})
+
+test('no request of the app waits for a hook that never waits', () => {
+  const app = buildApp({ config, db, log: silentLogger, feeds: createFeeds(config) })
+  expect(waiting(app)).toEqual([])
 })

@@ -1,5 +1,5 @@
 /**
- * GET /campaigns, /major-orders, /planets/liberation, /war/trends, /timeline: the derived war view
+ * GET /campaigns, /campaigns/:campaignId/history, /major-orders, /planets/liberation, /war/trends, /timeline: the derived war view
  * (docs/api.md "War intelligence"), computed from the stored rows at each request (their
  * figures depend on the moment asked). Service: services/intelligence.ts; the rules live
  * in SQL (storage/) and in war/liberation.ts.
@@ -7,6 +7,7 @@
 import { Elysia, status, t } from 'elysia'
 import { dateString, timeRange } from '../http/dates.ts'
 import { errorResponses } from '../http/errors.ts'
+import { campaignTypeName } from '../lookups.ts'
 import { Paged, pageOf, paged, pagingQuery } from '../http/paging.ts'
 import { badRequest, integerString, LangQuery, langOf, parseInteger, planetIndexOf, PlanetIdQuery, warIdOf, WarIdQuery } from '../http/params.ts'
 import type { KeptValues } from '../services/divers.ts'
@@ -20,6 +21,8 @@ import { ageSeconds } from '../war/data-age.ts'
 import type { RouteContext } from './context.ts'
 
 const ORDERS = { defaultLimit: 10, maxLimit: 100 }
+/** A campaign's history answers its latest ticks up to this many (a week and more of 5-minute ticks). */
+const CAMPAIGN_POINTS = 2016
 const TIMELINE = { defaultLimit: 100, maxLimit: 1000 }
 export const LIBERATION_WINDOW_HOURS = { default: 2, min: 1, max: 24 }
 
@@ -154,6 +157,46 @@ export const intelligenceRoutes = (context: RouteContext) =>
               summary: 'Active campaigns and defenses',
               description:
                 'The campaigns of the latest full-status tick, most players first: each with its progress (a defense: its event\'s health taken), its rate over its own ticks in the window, ETA, and for a defense its deadline, the rate it needs and the margin. Formulas: docs/api.md "War intelligence". 404 for an unknown warId.',
+            },
+          },
+        )
+        .get(
+          '/campaigns/:campaignId/history',
+          async ({ params, query, storage, warId }) => {
+            const war = warIdOf(query) ?? warId
+            const campaignId = parseInteger(params.campaignId, 'campaignId', 0, Number.MAX_SAFE_INTEGER)
+            const found = await storage.fight.campaignHistory({ warId: war, campaignId, limit: CAMPAIGN_POINTS })
+            if (!found) return status(404, { error: `campaign ${campaignId} is not known for war ${war}` })
+            const { type, ...rest } = found
+            return { warID: war, campaignId, ...rest, type: campaignTypeName(type, found.eventId !== null) }
+          },
+          {
+            params: t.Object({ campaignId: integerString('campaignId', 'Campaign id (as in /campaigns).', '50017') }),
+            query: t.Object(WarIdQuery),
+            response: {
+              200: t.Object({
+                warID: t.Integer(),
+                campaignId: t.Integer(),
+                planetIndex: t.Integer({ description: 'Planet index' }),
+                type: t.String({ description: 'As in /campaigns: liberation, defense, or the campaign type\'s name' }),
+                eventId: Nullable(t.Integer(), 'The defense\'s planet event, whose health the bar follows'),
+                firstSeenAt: Timestamp('First tick that listed the campaign'),
+                lastSeenAt: Timestamp('Last tick that listed it'),
+                points: t.Array(
+                  t.Object({
+                    t: Timestamp('Tick time'),
+                    progressPct: t.Number({ description: 'The bar at that tick: a defense\'s event health taken, else the planet\'s liberation %' }),
+                    players: Nullable(t.Integer(), 'Players on the planet at that tick'),
+                  }),
+                  { description: `The campaign's ticks, oldest first (its latest ${CAMPAIGN_POINTS} at most)` },
+                ),
+              }),
+              404: t.Object({ error: t.String() }, { description: 'Campaign or war not known' }),
+              ...errorResponses,
+            },
+            detail: {
+              summary: 'A campaign\'s progress over its life',
+              description: 'Every stored tick of a campaign (current or ended), its bar at each: for a defense its event\'s health taken, else its planet\'s liberation %. 404 for an unknown campaign or war.',
             },
           },
         )

@@ -210,5 +210,43 @@ async function attacksAt(sql: Sql, warId: number, at: Date): Promise<AttackRow[]
     FROM planet_attack_snapshots WHERE war_id = ${warId} AND captured_at = ${at} ORDER BY source_index, target_index`)]
 }
 
+/** A campaign's bar at each tick of its life. */
+export interface CampaignPoint {
+  t: Date
+  /** The bar (0..100, the players' side): the event's health taken for a defense, else the planet's liberation %. */
+  progressPct: number
+  players: number | null
+}
+
+/**
+ * A campaign's span and its bar at every tick from its first to its last (the latest
+ * `limit`, oldest first): from its planet event's own health when one belongs to it (a
+ * defense), else from its planet's status. Null for a campaign never stored.
+ */
+async function campaignHistory(sql: Sql, f: { warId: number; campaignId: number; limit: number }) {
+  const [span] = await sql<{ planetIndex: number; type: number; firstSeenAt: Date; lastSeenAt: Date; eventId: number | null }[]>`
+    SELECT c.planet_index AS "planetIndex", c.type, c.first_seen_at AS "firstSeenAt", c.last_seen_at AS "lastSeenAt",
+           (SELECT e.event_id FROM planet_event_spans e WHERE e.war_id = c.war_id AND e.campaign_id = c.campaign_id ORDER BY e.first_seen_at DESC LIMIT 1) AS "eventId"
+    FROM campaign_spans c WHERE c.war_id = ${f.warId} AND c.campaign_id = ${f.campaignId}`
+  if (!span) return null
+  const points = span.eventId !== null
+    ? await sql<CampaignPoint[]>`
+        SELECT * FROM (
+          SELECT e.captured_at AS t, (e.max_health - e.health)::float8 / nullif(e.max_health, 0) * 100 AS "progressPct", s.players
+          FROM planet_event_snapshots e
+          LEFT JOIN planet_status_snapshots s ON s.war_id = e.war_id AND s.planet_index = e.planet_index AND s.captured_at = e.captured_at
+          WHERE e.war_id = ${f.warId} AND e.event_id = ${span.eventId}
+          ORDER BY e.captured_at DESC LIMIT ${f.limit}) x ORDER BY t`
+    : await sql<CampaignPoint[]>`
+        SELECT * FROM (
+          SELECT s.captured_at AS t,
+                 (CASE WHEN s.owner = 1 THEN s.health ELSE p.max_health - s.health END)::float8 / nullif(p.max_health, 0) * 100 AS "progressPct",
+                 s.players
+          FROM planet_status_snapshots s JOIN planets p ON p.war_id = s.war_id AND p.planet_index = s.planet_index
+          WHERE s.war_id = ${f.warId} AND s.planet_index = ${span.planetIndex} AND s.captured_at BETWEEN ${span.firstSeenAt} AND ${span.lastSeenAt}
+          ORDER BY s.captured_at DESC LIMIT ${f.limit}) x ORDER BY t`
+  return { ...span, points: points.map((p) => ({ ...p, progressPct: Math.round((p.progressPct ?? 0) * 1e4) / 1e4 })) }
+}
+
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
-export const reads = { atTick, campaignsAt, eventWindows, attacksAt }
+export const reads = { atTick, campaignsAt, eventWindows, attacksAt, campaignHistory }

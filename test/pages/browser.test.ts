@@ -56,7 +56,7 @@ let SHOTS = SHOTS_KEPT ?? ''
  * in the service's route table, read from the app itself: a missing one fails the first
  * test, and the tests of its panel fail too.
  */
-const PAGE_ROUTES = ['/divers/history', '/player-count', '/war', '/war-stats', '/planets', '/factions', '/planet/:planetId/history', '/historical-dispatches', '/major-orders', '/planets/liberation', '/war/trends', '/timeline', '/campaigns'] as const
+const PAGE_ROUTES = ['/divers/history', '/player-count', '/war', '/war-stats', '/planets', '/factions', '/planet/:planetId/history', '/historical-dispatches', '/major-orders', '/planets/liberation', '/war/trends', '/timeline', '/campaigns', '/campaigns/:campaignId/history'] as const
 /** The derived routes (issues 14 and 25): the pages call them `optional` and show "not available" on a 404. */
 const ISSUE_14 = ['/major-orders', '/planets/liberation', '/war/trends', '/timeline', '/campaigns'] as const
 const config = loadConfig({ UPSTREAM_URL: 'http://127.0.0.1:9/api' })
@@ -777,6 +777,26 @@ describe('dashboard pages in headless Chromium', () => {
     })
     for (const name of ['main', 'war', 'war-orders', 'war-map', 'war-planets', 'planet', 'planet-campaign', 'dispatches']) for (const w of ['desktop', 'phone']) expect(existsSync(join(SHOTS, `${name}-${w}.png`))).toBe(true)
   }, 240_000)
+
+  it(named("planet page: its campaign's progress over its life, one point per tick of /campaigns/:campaignId/history"), async () => {
+    const fronts = (await api<{ items: CampaignItem[] }>('/campaigns')).items
+    const front = fronts.find((c) => c.type === 'defense') ?? fronts[0]!
+    const { page, problems } = await visit(`/planet/${front.planetIndex}`)
+    await page.waitForSelector('#campaign-progress svg')
+    // The campaign may gain a tick meanwhile: read the route again until the two agree.
+    let drawn = ''
+    let served = -1
+    for (let i = 0; i < 50 && drawn !== String(served); i++) {
+      served = (await api<{ points: unknown[] }>(`/campaigns/${front.campaignId}/history`)).points.length
+      drawn = (await page.getAttribute('#campaign-progress svg', 'data-points')) ?? ''
+      if (drawn !== String(served)) await Bun.sleep(100)
+    }
+    expect(drawn).toBe(String(served))
+    expect(served).toBeGreaterThan(0)
+    expect(await page.textContent('#campaign-progress figcaption')).toContain(`${served} ticks`)
+    expect(problems).toEqual([])
+    await page.close()
+  })
 
   it(named('time to first chart on loopback (printed; BENCHMARKS.md)'), async () => {
     const times: number[] = []

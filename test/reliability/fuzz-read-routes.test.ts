@@ -296,6 +296,15 @@ const ROUTES: Record<string, Route> = {
       }
     },
   },
+  campaignHistory: {
+    template: '/campaigns/:campaignId/history', match: /^\/api\/v1\/campaigns\/[^/]+\/history$/, cache: 'no-store',
+    keys: ['warId', 'warID'],
+    pathValue: fc.constantFrom('50017', '1', '0', '9007199254740991', '7'),
+    shape: (b) => {
+      expect(keysOf(b)).toEqual(sorted('warID', 'campaignId', 'planetIndex', 'type', 'eventId', 'firstSeenAt', 'lastSeenAt', 'points'))
+      for (const p of b.points) expect(isIso(p.t) && typeof p.progressPct === 'number').toBe(true)
+    },
+  },
   trends: {
     template: '/war/trends', match: /^\/api\/v1\/war\/trends$/, keys: ['warId', 'warID'], cache: 'no-store',
     shape: (b) => {

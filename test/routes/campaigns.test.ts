@@ -209,6 +209,24 @@ describeOnEachDatabase('/campaigns and /planets/liberation on the real capture',
     expect(attacks.length).toBeGreaterThan(0)
   })
 
+  test("a campaign's history: a defense's bar from its event's health, a liberation's from its planet, tick by tick, equal to the stored rows", async () => {
+    const defense = await h.get(`/campaigns/${EVENT.campaignId}/history`)
+    expect(defense.status).toBe(200)
+    const events = await h.db.sql<{ t: Date; pct: number }[]>`
+      SELECT captured_at AS t, (max_health - health)::float8 / max_health * 100 AS pct FROM planet_event_snapshots WHERE event_id = ${EVENT.id} ORDER BY captured_at`
+    expect(defense.body).toMatchObject({ warID: 801, campaignId: EVENT.campaignId, planetIndex: EVENT.planetIndex, type: 'defense', eventId: EVENT.id })
+    expect(defense.body.points.map((p: any) => p.t)).toEqual(events.map((e) => e.t.toISOString()))
+    defense.body.points.forEach((p: any, i: number) => expect(p.progressPct).toBeCloseTo(events[i]!.pct, 4))
+    const late = await h.get(`/campaigns/${LATE.campaignId}/history`)
+    expect(late.body).toMatchObject({ type: 'liberation', eventId: null, firstSeenAt: tickAt(LATE.fromTick).toISOString() })
+    expect(late.body.points).toHaveLength(TICKS - LATE.fromTick)
+    const direct = await fitted(h.db.sql, 'planet', late.body.planetIndex, tickAt(LATE.fromTick))
+    expect(late.body.points.at(-1).progressPct).toBeCloseTo(direct.pct, 4)
+    expect((await h.get('/campaigns/999999/history')).status).toBe(404)
+    expect((await h.get(`/campaigns/${EVENT.campaignId}/history?warId=802`)).status).toBe(404)
+    expect(errorOf(await h.get('/campaigns/abc/history'))).toContain('campaignId')
+  })
+
   test('the window is validated', async () => {
     expect(errorOf(await h.get('/campaigns?window=0'))).toContain('window')
     expect(errorOf(await h.get('/campaigns?window=abc'))).toContain('window')

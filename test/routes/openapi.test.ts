@@ -23,6 +23,7 @@ const READ_ROUTES = [
   '/historical-major-orders/{orderId}/progress',
   '/historical-dispatches',
   '/campaigns',
+  '/campaigns/{campaignId}/history',
   '/major-orders',
   '/planets/liberation',
   '/war/trends',

@@ -3,7 +3,7 @@
  * a defense, the live countdown to its deadline and whether the players make it in time.
  * Shared by the war page (every campaign) and the planet page (its own).
  */
-import { barOf, countdown, duration, h, int, utc } from './common.ts'
+import { barOf, countdown, duration, h, int, svg, utc } from './common.ts'
 import type { Campaign } from './types.ts'
 
 const TYPE_LABEL: Record<string, string> = { defense: 'Defense', liberation: 'Liberation' }
@@ -74,5 +74,29 @@ export function campaignCard(c: Campaign, frozen: boolean, link = true): HTMLEle
       fact('Rate', c.ratePctPerHour === null ? h('span', { class: 'muted', title: 'A rate needs two ticks at least 5 minutes apart' }, '–') : rateText(c.ratePctPerHour)),
       fact('ETA', c.etaHours === null || frozen ? '–' : h('span', { title: utc(c.eta) }, `${c.outlook === 'losing' && !defense ? 'lost in ' : 'in '}${duration(c.etaHours * 3600)}${defense && c.outlook === 'losing' ? ', after the deadline' : ''}`)),
     ),
+  )
+}
+
+/** A campaign's bar over its life (/campaigns/:id/history) as a small chart: 0–100 % against time, its first and last tick named. */
+export function progressChart(points: { t: string; progressPct: number }[], label: string): HTMLElement {
+  if (points.length === 0) return h('p', { class: 'hint' }, 'No tick of it is stored yet.')
+  const W = 600
+  const H = 120
+  const t0 = Date.parse(points[0]!.t)
+  // One tick: drawn at the right edge, alone.
+  const span = Math.max(1, Date.parse(points.at(-1)!.t) - t0)
+  const xy = points.map((p) => `${(((Date.parse(p.t) - t0) / span) * W).toFixed(1)},${(H - (Math.max(0, Math.min(100, p.progressPct)) / 100) * H).toFixed(1)}`)
+  const first = points[0]!
+  const last = points.at(-1)!
+  return h(
+    'figure',
+    { class: 'progress-chart', id: 'campaign-progress' },
+    svg(
+      'svg',
+      { viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: 'none', role: 'img', 'aria-label': `${label}: ${first.progressPct.toFixed(1)} % at ${utc(first.t)} to ${last.progressPct.toFixed(1)} % at ${utc(last.t)}`, 'data-points': points.length },
+      svg('line', { x1: 0, y1: H / 2, x2: W, y2: H / 2, class: 'mid' }),
+      points.length > 1 ? svg('polyline', { points: xy.join(' '), class: 'line' }) : svg('circle', { cx: W - 4, cy: xy[0]!.split(',')[1]!, r: 4, class: 'dot' }),
+    ),
+    h('figcaption', {}, `${label}, ${points.length} ticks: ${first.progressPct.toFixed(1)} % (${utc(first.t)}) → ${last.progressPct.toFixed(1)} % (${utc(last.t)}); scale 0–100 %.`),
   )
 }

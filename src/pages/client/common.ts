@@ -258,3 +258,13 @@ export const factionName = (names: Map<number, string>, id: number) => names.get
 
 /** Read a CSS custom property of the page (chart colours follow light/dark). */
 export const cssVar = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888'
+
+const SVG_NS = 'http://www.w3.org/2000/svg'
+
+/** An SVG element with its attributes and children. */
+export function svg(tag: string, attrs: Record<string, string | number>, ...children: (Node | string)[]): SVGElement {
+  const el = document.createElementNS(SVG_NS, tag)
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v))
+  el.append(...children)
+  return el
+}

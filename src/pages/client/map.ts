@@ -7,7 +7,7 @@
  * Attack lines (from /campaigns) are drawn as arrows from the attacking planet.
  */
 import { campaignOrder, outlookText } from './campaigns.ts'
-import { countdown, factionName, fill, h, int, pct } from './common.ts'
+import { countdown, factionName, fill, h, int, pct, svg } from './common.ts'
 import type { Campaign } from './types.ts'
 
 export interface MapPlanet {
@@ -21,14 +21,6 @@ export interface MapPlanet {
   lib: number
   disabled: boolean
   waypoints: number[]
-}
-
-const NS = 'http://www.w3.org/2000/svg'
-function svg(tag: string, attrs: Record<string, string | number>, ...children: (Node | string)[]): SVGElement {
-  const el = document.createElementNS(NS, tag)
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v))
-  el.append(...children)
-  return el
 }
 
 const ZOOMS = [1, 2, 4] as const

@@ -5,10 +5,10 @@
  * (/planet/:id/history) with the owner changes and the campaign and defense events
  * (/timeline) marked on the charts.
  */
-import { campaignCard } from './campaigns.ts'
+import { campaignCard, progressChart } from './campaigns.ts'
 import { TimeChart, type LineMark } from './chart.ts'
 import { api, dataState, duration, empty, every, factionName, factionNames, fill, h, int, pct, section, utc } from './common.ts'
-import type { Campaigns, LiberationAnswer, Paged, PlanetHistory, PlanetRow, TimelineItem } from './types.ts'
+import type { CampaignHistory, Campaigns, LiberationAnswer, Paged, PlanetHistory, PlanetRow, TimelineItem } from './types.ts'
 
 const HOURS = [
   [24, '24 h'],
@@ -163,12 +163,15 @@ export function planetPage(app: HTMLElement) {
       return
     }
     const c = got.data.items.find((i) => i.planetIndex === id)
+    const history = c ? await api<CampaignHistory>(`/campaigns/${c.campaignId}/history`, { optional: true }) : null
     fill(
       front,
       c
         ? [
             h('ul', { class: 'campaigns single', id: 'planet-campaign-card' }, campaignCard(c, !!got.data.frozenSince, false)),
-            c.type === 'defense' ? h('p', { class: 'hint' }, "The bar is the share of the attack beaten at the latest tick; the defense's own progress has no history route, so the chart below shows the planet's liberation and players.") : null,
+            history?.ok
+              ? progressChart(history.data.points, c.type === 'defense' ? 'The attack beaten over the defense' : 'Liberation over the campaign')
+              : empty(history?.absent ? 'Campaign history is not available on this server (no /campaigns/:id/history route).' : `Campaign history unavailable: ${history?.ok === false ? history.message : ''}.`, history?.absent ? 'absent' : 'error'),
           ]
         : empty(got.data.at ? `No campaign on this planet in the latest full-status tick (${utc(got.data.at)}).` : 'No full-status tick is stored yet, so no campaign is known.'),
     )

@@ -249,3 +249,15 @@ export interface Dispatch {
   /** Null when no text was collected in the language asked for. */
   message: string | null
 }
+
+/** /campaigns/:campaignId/history */
+export interface CampaignHistory {
+  warID: number
+  campaignId: number
+  planetIndex: number
+  type: string
+  eventId: number | null
+  firstSeenAt: string
+  lastSeenAt: string
+  points: { t: string; progressPct: number; players: number | null }[]
+}

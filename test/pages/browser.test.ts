@@ -793,7 +793,7 @@ describe('dashboard pages in headless Chromium', () => {
     }
     expect(drawn).toBe(String(served))
     expect(served).toBeGreaterThan(0)
-    expect(await page.textContent('#campaign-progress figcaption')).toContain(`${served} ticks`)
+    expect(await page.textContent('#campaign-progress figcaption')).toContain(`${served} tick`)
     expect(problems).toEqual([])
     await page.close()
   })

@@ -97,6 +97,6 @@ export function progressChart(points: { t: string; progressPct: number }[], labe
       svg('line', { x1: 0, y1: H / 2, x2: W, y2: H / 2, class: 'mid' }),
       points.length > 1 ? svg('polyline', { points: xy.join(' '), class: 'line' }) : svg('circle', { cx: W - 4, cy: xy[0]!.split(',')[1]!, r: 4, class: 'dot' }),
     ),
-    h('figcaption', {}, `${label}, ${points.length} ticks: ${first.progressPct.toFixed(1)} % (${utc(first.t)}) → ${last.progressPct.toFixed(1)} % (${utc(last.t)}); scale 0–100 %.`),
+    h('figcaption', {}, `${label}, ${points.length} ${points.length === 1 ? 'tick' : 'ticks'}: ${first.progressPct.toFixed(1)} % (${utc(first.t)}) → ${last.progressPct.toFixed(1)} % (${utc(last.t)}); scale 0–100 %.`),
   )
 }

@@ -18,6 +18,12 @@ export interface SimulatorOptions {
   /** Time acceleration; 0 = time moves only through control.advance(). Default 1. */
   speed?: number
   faults?: FaultSpec[]
+  /**
+   * A world to serve as it stands (its seed, speed and clock: `seedDemoHistory`'s, which
+   * goes on from the end of the demo's history) instead of a new one; `seed` and `speed`
+   * are then its own. `reset()` still starts a new world from that seed.
+   */
+  world?: World
 }
 
 export interface SimControl {
@@ -61,9 +67,9 @@ interface FeedRoute {
 }
 
 export function startSimulator(opts: SimulatorOptions = {}): Simulator {
-  const seed = opts.seed ?? 1
-  const speed = opts.speed ?? 1
-  let world = new World({ seed, speed })
+  const seed = opts.world?.seed ?? opts.seed ?? 1
+  const speed = opts.world?.speed ?? opts.speed ?? 1
+  let world = opts.world ?? new World({ seed, speed })
   const board = new FaultBoard()
   let counts: Record<string, number> = {}
 

@@ -163,6 +163,18 @@ interface Order {
   completedAt?: number
 }
 
+/** A counting task of an order, as `credit` reads it (War.creditRules). */
+interface CreditRule {
+  /** Its slot in the order's tasks and progress. */
+  i: number
+  type: number
+  /** The race it counts (0: any) and the planet (undefined: any). */
+  race: number
+  at: number | undefined
+  /** Of kills (Eradicate), else of the missions won (its difficulty's share). */
+  share: number
+}
+
 /** How long a completed order stays listed, at its goals (longer than the collectors' 5-minute tick, so they see it done). */
 const ORDER_LINGER_S = 1800
 
@@ -266,6 +278,8 @@ export class War {
   private readonly tally = { defensesWon: new Map<number, number>(), liberated: 0 }
   /** A defense that begins at `at` (or when a slot frees after it). */
   private plannedDefense?: { at: number; planetIndex: number; race: number }
+  private readonly winRates = new Map<number, number>()
+  private readonly credits = new WeakMap<Order, CreditRule[]>()
 
   constructor(opts: WarOptions) {
     this.seed = opts.seed
@@ -610,7 +624,7 @@ export class War {
       if (planet.players === 0) continue
       const seconds = planet.players * STEP_S
       const missions = seconds / 1800
-      const winRate = 0.86 + 0.1 * rand(this.seed, S.win, index)
+      const winRate = this.winRateOf(index)
       const race = raceOf.get(index) ?? (planet.owner === HUMANS ? TERMINIDS : planet.owner)
       const kills = seconds * 0.05
       let row = this.counters.get(index)
@@ -634,23 +648,49 @@ export class War {
 
   // ------------------------------------------------------------------ major orders
 
+  /** A planet's share of missions won (drawn once per planet). */
+  private winRateOf(index: number): number {
+    let rate = this.winRates.get(index)
+    if (rate === undefined) this.winRates.set(index, (rate = 0.86 + 0.1 * rand(this.seed, S.win, index)))
+    return rate
+  }
+
+  /**
+   * What each counting task of an order takes from a planet's step, read once from its
+   * tasks (they never change): the race and planet it counts, and its share (of kills, or
+   * of the missions won at its difficulty). The other task types count nothing here.
+   */
+  private creditRules(order: Order): CreditRule[] {
+    let rules = this.credits.get(order)
+    if (rules) return rules
+    rules = []
+    order.tasks.forEach((task, i) => {
+      const type = task.type
+      if (type !== TASK_TYPES.eradicate && type !== TASK_TYPES.completeMissions && type !== TASK_TYPES.completeOperations && type !== TASK_TYPES.extract) return
+      rules!.push({
+        i, type, race: valueOf(task, VT.race) ?? 0, at: planetOf(task),
+        // A kill task counts only some kills (one weapon, one difficulty), so goals take days.
+        share: type === TASK_TYPES.eradicate ? 0.05 + 0.1 * rand(this.seed, order.id32, i) : difficultyShare(valueOf(task, VT.difficulty) ?? 0),
+      })
+    })
+    this.credits.set(order, rules)
+    return rules
+  }
+
   /** The counting tasks' share of a planet's step: its kills and the missions it won against `race`. */
   private credit(planetIndex: number, race: number, kills: number, missionsWon: number): void {
     for (const order of this.orders) {
       if (order.completedAt !== undefined) continue
-      order.tasks.forEach((task, i) => {
-        const wanted = valueOf(task, VT.race) ?? 0
-        const at = planetOf(task)
-        if ((wanted !== 0 && wanted !== race) || (at !== undefined && at !== planetIndex)) return
-        const missions = (missionsWon / SQUAD) * difficultyShare(valueOf(task, VT.difficulty) ?? 0)
-        let add = 0
-        // A kill task counts only some kills (one weapon, one difficulty), so goals take days.
-        if (task.type === TASK_TYPES.eradicate) add = kills * (0.05 + 0.1 * rand(this.seed, order.id32, i))
-        else if (task.type === TASK_TYPES.completeMissions) add = missions
-        else if (task.type === TASK_TYPES.completeOperations) add = missions / MISSIONS_PER_OPERATION
-        else if (task.type === TASK_TYPES.extract) add = missions * EXTRACTED
-        if (add > 0) order.progress[i] = (order.progress[i] ?? 0) + add
-      })
+      for (const rule of this.creditRules(order)) {
+        if ((rule.race !== 0 && rule.race !== race) || (rule.at !== undefined && rule.at !== planetIndex)) continue
+        let add: number
+        if (rule.type === TASK_TYPES.eradicate) add = kills * rule.share
+        else {
+          const missions = (missionsWon / SQUAD) * rule.share
+          add = rule.type === TASK_TYPES.completeMissions ? missions : rule.type === TASK_TYPES.completeOperations ? missions / MISSIONS_PER_OPERATION : missions * EXTRACTED
+        }
+        if (add > 0) order.progress[rule.i] = (order.progress[rule.i] ?? 0) + add
+      }
     }
   }
 

@@ -466,7 +466,7 @@ describe('dashboard pages in headless Chromium', () => {
     expect(problems).toEqual([])
   })
 
-  type CampaignItem = { planetIndex: number; planetName: string; type: string; deadline: string | null; progressPct: number | null; players: number | null }
+  type CampaignItem = { campaignId: number; planetIndex: number; planetName: string; type: string; deadline: string | null; progressPct: number | null; players: number | null }
 
   it(named('war page: the campaigns of /campaigns come first, each with its bar; a defense with its live countdown and outlook'), async () => {
     const answer = await api<{ items: CampaignItem[] }>('/campaigns')

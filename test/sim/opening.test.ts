@@ -1,5 +1,6 @@
 /**
- * What `npm run demo` shows in its first minutes (scripts/demo.ts: SIM_SEED 1, SIM_SPEED 1):
+ * What the simulated war shows in its first minutes (scripts/demo.ts: SIM_SEED 1, SIM_SPEED
+ * 1; the first minutes of the demo's history, or of the demo with DEMO_HISTORY_DAYS=0):
  * orders with a task of every type the service describes, a defense won and one lost,
  * attack lines and joint operations. The world's clock is injected, nothing sleeps.
  */

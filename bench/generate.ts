@@ -311,7 +311,21 @@ export async function generate(sql: Sql, scale: Scale, opts: GenerateOptions): P
                  0, 86400, s.captured_at - interval '1 hour', s.captured_at + interval '20 hours', 100000 + s.planet_index, '{}'
           FROM planet_status_snapshots s JOIN planets p USING (war_id, planet_index)
           WHERE s.war_id = ${warId} AND s.players > 0 AND s.owner = 1`
-        return Number(c!.n) + done.count + camp.count + history.count + events.count
+        // The spans the full-status writes keep beside that history (as migration 0014 builds them).
+        const eventSpans = await sql`
+          INSERT INTO planet_event_spans
+          SELECT DISTINCT ON (e.war_id, e.event_id)
+                 e.war_id, e.event_id, e.planet_index, e.event_type, e.race, e.campaign_id, e.max_health,
+                 min(e.captured_at) OVER w, max(e.captured_at) OVER w, e.health, NULL, e.expire_war_time, e.expires_at,
+                 min(e.captured_at) FILTER (WHERE e.health <= 0) OVER w
+          FROM planet_event_snapshots e WHERE e.war_id = ${warId}
+          WINDOW w AS (PARTITION BY e.war_id, e.event_id)
+          ORDER BY e.war_id, e.event_id, e.captured_at DESC`
+        const campaignSpans = await sql`
+          INSERT INTO campaign_spans
+          SELECT war_id, campaign_id, min(planet_index), min(type), min(captured_at), max(captured_at)
+          FROM campaign_snapshots WHERE war_id = ${warId} GROUP BY war_id, campaign_id`
+        return Number(c!.n) + done.count + camp.count + history.count + events.count + eventSpans.count + campaignSpans.count
       },
     },
   ])

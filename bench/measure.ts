@@ -72,6 +72,8 @@ export interface DataFacts {
   /** The planet whose history is read. */
   planetIndex: number
   planetName: string
+  /** The campaign listed longest among the latest tick's (its history is read). */
+  campaignId: number
   /** Order with the most progress rows. */
   orderId32: number
   progressRows: number
@@ -88,6 +90,8 @@ export async function dataFacts(sql: Sql, now: Date): Promise<DataFacts> {
     SELECT s.planet_index, p.name FROM planet_status_snapshots s JOIN planets p USING (war_id, planet_index)
     WHERE s.war_id = ${WAR_ID} AND s.captured_at > ${now}::timestamptz - interval '30 days'
     GROUP BY 1, 2 ORDER BY sum(s.players) DESC, 1 LIMIT 1`
+  const [campaign] = await sql<{ campaign_id: number }[]>`
+    SELECT campaign_id FROM campaign_spans WHERE war_id = ${WAR_ID} ORDER BY last_seen_at DESC, first_seen_at, campaign_id LIMIT 1`
   const [order] = await sql<{ order_id32: number; n: number }[]>`
     SELECT order_id32, count(*)::int AS n FROM major_order_progress GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`
   const [bounds] = await sql<{ first: Date; summary: Date; planet: Date; n24: number }[]>`
@@ -99,6 +103,7 @@ export async function dataFacts(sql: Sql, now: Date): Promise<DataFacts> {
     now,
     planetIndex: planet?.planet_index ?? 0,
     planetName: planet?.name ?? 'Super Earth',
+    campaignId: campaign?.campaign_id ?? 0,
     orderId32: order?.order_id32 ?? 0,
     progressRows: order?.n ?? 0,
     playerRows24h: bounds!.n24,
@@ -191,6 +196,7 @@ export function latencyCases(f: DataFacts): { cases: LatencyCase[]; paged: Paged
   // The derived war view.
   for (const [name, path] of [
     ['campaigns', '/api/v1/campaigns'],
+    [`campaigns/${f.campaignId}/history`, `/api/v1/campaigns/${f.campaignId}/history`],
     ['major-orders', '/api/v1/major-orders'],
     ['planets/liberation (campaign planets)', '/api/v1/planets/liberation'],
     [`planets/liberation planetId=${f.planetIndex} window=24`, `/api/v1/planets/liberation?${q({ planetId: f.planetIndex, window: 24 })}`],

@@ -80,6 +80,7 @@ const FORBIDDEN: Record<string, string[]> = {
   // The pages serve files; their browser code reads the public API over HTTP only.
   pages: ['db', 'storage', 'feeds', 'collect', 'routes', 'war', 'sim', 'app.ts'],
   'cache.ts': ['db', 'storage', 'feeds', 'collect', 'routes', 'http', 'war', 'sim'],
+  'pid-lock.ts': ['db', 'storage', 'feeds', 'collect', 'routes', 'http', 'war', 'sim', 'services', 'import'],
 }
 
 describe('architecture of src/', () => {

@@ -17,10 +17,11 @@
  *
  * Without a directory (tests, `SPOOL_DIR=""`) the queue lives in memory only.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs'
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs'
 import { open, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { errorText, type Logger } from '../log.ts'
+import { acquirePidLock } from '../pid-lock.ts'
 import { COLLECTOR_NAMES, type CollectorName, type Tick } from './collector.ts'
 
 export interface SpoolCounts {
@@ -53,7 +54,8 @@ export class SpoolLockedError extends Error {
 
 export class Spool {
   private readonly queues = new Map<CollectorName, Queue>(COLLECTOR_NAMES.map((n) => [n, new Queue()]))
-  private lockFile: string | undefined
+  /** Releases the spool directory's lock (set once it is taken). */
+  private unlock: () => void = () => {}
 
   private constructor(
     readonly dir: string | null,
@@ -142,7 +144,7 @@ export class Spool {
       await q.file?.close()
       q.file = undefined
     }
-    if (this.lockFile && existsSync(this.lockFile)) unlinkSync(this.lockFile)
+    this.unlock()
   }
 
   private queue(collector: CollectorName): Queue {
@@ -249,32 +251,9 @@ export class Spool {
 
   /** One process per spool directory: a second one would interleave the files. */
   private lock(dir: string): void {
-    const file = join(dir, 'LOCK')
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        const fd = openSync(file, 'wx')
-        writeSync(fd, String(process.pid))
-        closeSync(fd)
-        this.lockFile = file
-        return
-      } catch (err) {
-        if ((err as { code?: string }).code !== 'EEXIST') throw err
-        const pid = Number(readFileSync(file, 'utf8').trim())
-        if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
-          throw new SpoolLockedError(`spool directory ${dir} is used by another process (pid ${pid}); give each process its own SPOOL_DIR`)
-        }
-        unlinkSync(file) // left by a process that is gone
-      }
-    }
-    throw new SpoolLockedError(`could not lock the spool directory ${dir}`)
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as { code?: string }).code === 'EPERM'
+    this.unlock = acquirePidLock(
+      join(dir, 'LOCK'),
+      (pid) => new SpoolLockedError(`spool directory ${dir} is used by another process (pid ${pid}); give each process its own SPOOL_DIR`),
+    )
   }
 }

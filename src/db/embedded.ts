@@ -1,7 +1,8 @@
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
+import { acquirePidLock, pidLockHolder } from '../pid-lock.ts'
 
 /**
  * The file in the data folder that says which process has the embedded database open
@@ -43,7 +44,8 @@ export interface EmbeddedDatabase {
  */
 export async function startEmbeddedDatabase(dataDir: string | null): Promise<EmbeddedDatabase> {
   if (dataDir) mkdirSync(dataDir, { recursive: true })
-  const unlock = dataDir ? lockDataDir(dataDir) : () => {}
+  // One process per data folder: a lock left by a killed one is taken over.
+  const unlock = dataDir ? acquirePidLock(join(dataDir, EMBEDDED_LOCK_FILE), (pid) => new EmbeddedDatabaseInUseError(dataDir, pid)) : () => {}
   let db: PGlite
   try {
     db = await PGlite.create(dataDir ?? undefined, { postgresqlconf: EMBEDDED_SETTINGS })
@@ -67,50 +69,5 @@ export async function startEmbeddedDatabase(dataDir: string | null): Promise<Emb
   }
 }
 
-/**
- * One process per data folder: the lock file holds the pid of the process that has it
- * open; a lock left by a process that is gone (killed) is taken over. Returns the release.
- */
-function lockDataDir(dataDir: string): () => void {
-  const file = join(dataDir, EMBEDDED_LOCK_FILE)
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(file, 'wx')
-      writeSync(fd, String(process.pid))
-      closeSync(fd)
-      return () => {
-        try {
-          if (readFileSync(file, 'utf8').trim() === String(process.pid)) unlinkSync(file)
-        } catch {
-          // already gone
-        }
-      }
-    } catch (err) {
-      if ((err as { code?: string }).code !== 'EEXIST') throw err
-      const pid = Number(readFileSync(file, 'utf8').trim())
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) throw new EmbeddedDatabaseInUseError(dataDir, pid)
-      unlinkSync(file) // left by a process that is gone
-    }
-  }
-  throw new Error(`could not lock the embedded database folder ${dataDir}`)
-}
-
 /** The process that holds the embedded database in `dataDir`, if one is running (pid), else null. */
-export function embeddedDatabaseHolder(dataDir: string): number | null {
-  let pid: number
-  try {
-    pid = Number(readFileSync(join(dataDir, EMBEDDED_LOCK_FILE), 'utf8').trim())
-  } catch {
-    return null
-  }
-  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid) ? pid : null
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as { code?: string }).code === 'EPERM'
-  }
-}
+export const embeddedDatabaseHolder = (dataDir: string): number | null => pidLockHolder(join(dataDir, EMBEDDED_LOCK_FILE))

@@ -7,7 +7,6 @@
 import { Elysia, status, t } from 'elysia'
 import { dateString, timeRange } from '../http/dates.ts'
 import { errorResponses } from '../http/errors.ts'
-import { campaignTypeName } from '../lookups.ts'
 import { Paged, pageOf, paged, pagingQuery } from '../http/paging.ts'
 import { badRequest, integerString, LangQuery, langOf, parseInteger, planetIndexOf, PlanetIdQuery, warIdOf, WarIdQuery } from '../http/params.ts'
 import type { KeptValues } from '../services/divers.ts'
@@ -162,13 +161,12 @@ export const intelligenceRoutes = (context: RouteContext) =>
         )
         .get(
           '/campaigns/:campaignId/history',
-          async ({ params, query, storage, warId }) => {
+          async ({ params, query, intelligence, warId }) => {
             const war = warIdOf(query) ?? warId
             const campaignId = parseInteger(params.campaignId, 'campaignId', 0, Number.MAX_SAFE_INTEGER)
-            const found = await storage.fight.campaignHistory({ warId: war, campaignId, limit: CAMPAIGN_POINTS })
+            const found = await intelligence.campaignHistory({ warId: war, campaignId, limit: CAMPAIGN_POINTS })
             if (!found) return status(404, { error: `campaign ${campaignId} is not known for war ${war}` })
-            const { type, ...rest } = found
-            return { warID: war, campaignId, ...rest, type: campaignTypeName(type, found.eventId !== null) }
+            return { warID: war, campaignId, ...found }
           },
           {
             params: t.Object({ campaignId: integerString('campaignId', 'Campaign id (as in /campaigns).', '50017') }),

@@ -13,7 +13,7 @@ import type { PlanetWindow } from '../storage/planet-status.ts'
 import type { WarClock } from '../storage/ticks.ts'
 import { CUMULATIVE_KEYS, type WarCounters, type WarSummaryRow } from '../storage/war-summary.ts'
 import { ageSeconds } from '../war/data-age.ts'
-import { eventPctOf, HUMANS, liberation, project, type Liberation, type Projection } from '../war/liberation.ts'
+import { eventPctOf, HUMANS, libPctOf, liberation, project, type Liberation, type Projection } from '../war/liberation.ts'
 
 const HOUR_MS = 3_600_000
 /** A war whose latest tick's war time was seen again this much later has a stopped clock (the full-status cadence is 5 minutes). */
@@ -158,6 +158,22 @@ export class IntelligenceService {
     })
     items.sort((a, b) => (b.players ?? -1) - (a.players ?? -1) || a.campaignId - b.campaignId)
     return { at: clock.at, dataAgeSeconds: ageSeconds(clock.at, f.asOf), frozenSince, items, attacks }
+  }
+
+  /**
+   * A campaign's bar at each of its ticks (its latest `limit`): a defense's event health
+   * taken, else its planet's liberation %. Null for a campaign never stored.
+   */
+  async campaignHistory(f: { warId: number; campaignId: number; limit: number }) {
+    const found = await this.store.fight.campaignHistory(f)
+    if (!found) return null
+    const { ticks, type, ...span } = found
+    const pctOf = (p: (typeof ticks)[number]) => (p.owner === null ? eventPctOf(p.health, p.maxHealth) : libPctOf(p.owner, p.health, p.maxHealth))
+    return {
+      ...span,
+      type: campaignTypeName(type, span.eventId !== null),
+      points: ticks.map((p) => ({ t: p.t, progressPct: Math.round(pctOf(p) * 1e4) / 1e4, players: p.players })),
+    }
   }
 
   /** The deltas over 1 h, 24 h and 7 d back from the latest tick and the latest diver row. */

@@ -45,15 +45,9 @@ export const AttackRow = t.Object(
   { description: 'An attack line at a tick' },
 )
 
-export const JointOperationRow = t.Object(
-  { operationId: Int('Joint operation id'), planetIndex: Int('Planet index'), hqNodeIndex: Int('Headquarters node') },
-  { description: 'A joint operation at a tick' },
-)
-
 export type CampaignRow = Static<typeof CampaignRow>
 export type PlanetEventRow = Static<typeof PlanetEventRow>
 export type AttackRow = Static<typeof AttackRow>
-export type JointOperationRow = Static<typeof JointOperationRow>
 
 /** The fight of one tick, as the collector maps it (times as ISO strings: ticks are spooled as JSON). */
 export interface FightInput {
@@ -137,24 +131,6 @@ function spanCampaigns(tx: Tx, at: Date, warId: number, campaigns: FightInput['c
       last_seen_at = greatest(campaign_spans.last_seen_at, excluded.last_seen_at)`
 }
 
-/** The fight at a war's latest full-status tick at or before `at` (null: the latest); `at` is that tick's time (null: no tick). */
-async function atTick(sql: Sql, warId: number, at: Date | null) {
-  const [tick] = await sql<{ t: Date | null }[]>`
-    SELECT max(captured_at) AS t FROM full_status_ticks WHERE war_id = ${warId} AND planets_written > 0 ${at ? sql`AND captured_at <= ${at}` : sql``}`
-  const t = tick?.t ?? null
-  if (t === null) return { at: null, campaigns: [], events: [], attacks: [], jointOperations: [] }
-  const where = sql`war_id = ${warId} AND captured_at = ${t}`
-  const [campaigns, events, attacks, jointOperations] = await Promise.all([
-    sql<CampaignRow[]>`SELECT ${selectRow(sql, CampaignRow)} FROM campaign_snapshots WHERE ${where} ORDER BY campaign_id`,
-    sql<PlanetEventRow[]>`
-      SELECT ${selectRow(sql, PlanetEventRow, { startWarTime: sql`start_war_time`, expireWarTime: sql`expire_war_time` })}
-      FROM planet_event_snapshots WHERE ${where} ORDER BY event_id`,
-    sql<AttackRow[]>`SELECT ${selectRow(sql, AttackRow, { source: sql`source_index`, target: sql`target_index` })} FROM planet_attack_snapshots WHERE ${where} ORDER BY source_index, target_index`,
-    sql<JointOperationRow[]>`SELECT ${selectRow(sql, JointOperationRow)} FROM joint_operation_snapshots WHERE ${where} ORDER BY operation_id`,
-  ])
-  return { at: t, campaigns: [...campaigns], events: [...events], attacks: [...attacks], jointOperations: [...jointOperations] }
-}
-
 /** A campaign at a tick, with the first tick that showed it. */
 export interface CampaignAtTick extends CampaignRow {
   firstSeenAt: Date
@@ -210,18 +186,19 @@ async function attacksAt(sql: Sql, warId: number, at: Date): Promise<AttackRow[]
     FROM planet_attack_snapshots WHERE war_id = ${warId} AND captured_at = ${at} ORDER BY source_index, target_index`)]
 }
 
-/** A campaign's bar at each tick of its life. */
-export interface CampaignPoint {
+/** A tick of a campaign's life: its event's health (a defense; `owner` null), else its planet's status. */
+export interface CampaignTick {
   t: Date
-  /** The bar (0..100, the players' side): the event's health taken for a defense, else the planet's liberation %. */
-  progressPct: number
+  owner: number | null
+  health: number
+  maxHealth: number
   players: number | null
 }
 
 /**
- * A campaign's span and its bar at every tick from its first to its last (the latest
- * `limit`, oldest first): from its planet event's own health when one belongs to it (a
- * defense), else from its planet's status. Null for a campaign never stored.
+ * A campaign's span and its ticks from its first to its last (the latest `limit`, oldest
+ * first): its planet event's own health when one belongs to it (a defense), else its
+ * planet's status. Null for a campaign never stored.
  */
 async function campaignHistory(sql: Sql, f: { warId: number; campaignId: number; limit: number }) {
   const [span] = await sql<{ planetIndex: number; type: number; firstSeenAt: Date; lastSeenAt: Date; eventId: number | null }[]>`
@@ -229,24 +206,22 @@ async function campaignHistory(sql: Sql, f: { warId: number; campaignId: number;
            (SELECT e.event_id FROM planet_event_spans e WHERE e.war_id = c.war_id AND e.campaign_id = c.campaign_id ORDER BY e.first_seen_at DESC LIMIT 1) AS "eventId"
     FROM campaign_spans c WHERE c.war_id = ${f.warId} AND c.campaign_id = ${f.campaignId}`
   if (!span) return null
-  const points = span.eventId !== null
-    ? await sql<CampaignPoint[]>`
+  const ticks = span.eventId !== null
+    ? await sql<CampaignTick[]>`
         SELECT * FROM (
-          SELECT e.captured_at AS t, (e.max_health - e.health)::float8 / nullif(e.max_health, 0) * 100 AS "progressPct", s.players
+          SELECT e.captured_at AS t, NULL::int AS owner, e.health, e.max_health AS "maxHealth", s.players
           FROM planet_event_snapshots e
           LEFT JOIN planet_status_snapshots s ON s.war_id = e.war_id AND s.planet_index = e.planet_index AND s.captured_at = e.captured_at
           WHERE e.war_id = ${f.warId} AND e.event_id = ${span.eventId}
           ORDER BY e.captured_at DESC LIMIT ${f.limit}) x ORDER BY t`
-    : await sql<CampaignPoint[]>`
+    : await sql<CampaignTick[]>`
         SELECT * FROM (
-          SELECT s.captured_at AS t,
-                 (CASE WHEN s.owner = 1 THEN s.health ELSE p.max_health - s.health END)::float8 / nullif(p.max_health, 0) * 100 AS "progressPct",
-                 s.players
+          SELECT s.captured_at AS t, s.owner, s.health, p.max_health AS "maxHealth", s.players
           FROM planet_status_snapshots s JOIN planets p ON p.war_id = s.war_id AND p.planet_index = s.planet_index
           WHERE s.war_id = ${f.warId} AND s.planet_index = ${span.planetIndex} AND s.captured_at BETWEEN ${span.firstSeenAt} AND ${span.lastSeenAt}
           ORDER BY s.captured_at DESC LIMIT ${f.limit}) x ORDER BY t`
-  return { ...span, points: points.map((p) => ({ ...p, progressPct: Math.round((p.progressPct ?? 0) * 1e4) / 1e4 })) }
+  return { ...span, ticks: [...ticks] }
 }
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
-export const reads = { atTick, campaignsAt, eventWindows, attacksAt, campaignHistory }
+export const reads = { campaignsAt, eventWindows, attacksAt, campaignHistory }

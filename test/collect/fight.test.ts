@@ -83,7 +83,22 @@ describeOnEachDatabase('the fight kept per full-status tick', (target) => {
       campaignHistory: expected.campaigns.length, planetEvents: expected.events.length, planetAttacks: expected.attacks.length, jointOperations: expected.jointOperations.length,
     })
     expect(expected.events.length).toBeGreaterThan(0)
-    const stored = await createStore(db).fight.atTick(801, null)
+    const store = createStore(db)
+    const t = tick!.t
+    const [clock, campaigns, events, attacks, jointOperations] = await Promise.all([
+      store.ticks.clock(801),
+      store.fight.campaignsAt(801, t),
+      store.fight.eventWindows({ warId: 801, at: t, from: new Date(t.getTime() - 1), to: t }),
+      store.fight.attacksAt(801, t),
+      db.sql`SELECT operation_id AS "operationId", planet_index AS "planetIndex", hq_node_index AS "hqNodeIndex" FROM joint_operation_snapshots WHERE war_id = 801 AND captured_at = ${t} ORDER BY operation_id`,
+    ])
+    const stored = {
+      at: clock.at,
+      campaigns: campaigns.map(({ firstSeenAt: _, ...c }) => c),
+      events: events.map(({ ticks: _, ...e }) => e),
+      attacks,
+      jointOperations: [...jointOperations],
+    }
     expect(stored.at).toEqual(tick!.t)
     expect(stored.campaigns).toEqual(expected.campaigns.map((c) => ({ campaignId: c.campaign_id, planetIndex: c.planet_index, type: c.type, count: c.count, race: c.race })))
     expect(stored.events).toEqual(

@@ -52,27 +52,16 @@ export interface WarStats {
   dataAgeSeconds?: number | null
 }
 
-export interface Liberation {
+export interface Liberation extends Projection {
   planetIndex: number
   planetName: string
   sectorName: string | null
   owner: number | null
   libPct: number | null
   players: number | null
-  ratePctPerHour: number | null
   regenPctPerHour: number | null
   impactPctPerHour: number | null
   eventId: number | null
-  samples: number
-  since: string | null
-  outlook: Outlook
-  eta: string | null
-  etaHours: number | null
-  deadline: string | null
-  requiredRatePctPerHour?: number | null
-  marginHours: number | null
-  capturedAt: string | null
-  ageSeconds: number | null
 }
 
 export interface LiberationAnswer {
@@ -129,8 +118,23 @@ export interface MajorOrders {
 
 export type Outlook = 'winning' | 'losing' | 'stalemate' | 'unknown'
 
+/** A front's rate, ETA and outlook, as /campaigns and /planets/liberation answer them. */
+export interface Projection {
+  ratePctPerHour: number | null
+  samples: number
+  since: string | null
+  outlook: Outlook
+  eta: string | null
+  etaHours: number | null
+  deadline: string | null
+  requiredRatePctPerHour: number | null
+  marginHours: number | null
+  capturedAt: string | null
+  ageSeconds: number | null
+}
+
 /** A campaign of the latest full-status tick (/campaigns). */
-export interface Campaign {
+export interface Campaign extends Projection {
   campaignId: number
   planetIndex: number
   planetName: string
@@ -146,17 +150,6 @@ export interface Campaign {
   eventId: number | null
   firstSeenAt: string | null
   progressPct: number | null
-  ratePctPerHour: number | null
-  samples: number
-  since: string | null
-  outlook: Outlook
-  eta: string | null
-  etaHours: number | null
-  deadline: string | null
-  requiredRatePctPerHour: number | null
-  marginHours: number | null
-  capturedAt: string | null
-  ageSeconds: number | null
 }
 
 export interface Campaigns {

@@ -186,6 +186,8 @@ export function serviceEnv(service: ServiceSpec): Record<string, string> {
     DATABASE_URL: service.databaseUrl,
     DB_POOL_MAX: String(service.poolMax),
     SCHEDULE_ENABLED: 'false',
+    // One load generator on one address: the service's throughput, not its budgets.
+    RATE_LIMIT: 'off',
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',

@@ -75,6 +75,8 @@ const service = Bun.spawn([process.execPath, 'src/main.ts'], {
     SCHEDULE_ENABLED: 'true',
     // Every minute instead of every five, so live history shows up quickly.
     FULL_STATUS_CRON: env.FULL_STATUS_CRON ?? '* * * * *',
+    // One person's browser on loopback: no budgets, unless asked for.
+    RATE_LIMIT: env.RATE_LIMIT ?? 'off',
   },
   stdout: 'inherit',
   stderr: 'inherit',

@@ -5,7 +5,9 @@ import type { Database } from './db/index.ts'
 import { feedRequestStats, type Feeds } from './feeds/index.ts'
 import { errorHandling } from './http/errors.ts'
 import { Keeper } from './http/keep.ts'
+import { ClientAddresses } from './http/client-address.ts'
 import { httpMetrics } from './http/metrics.ts'
+import { rateLimit, type ClientBudgets } from './http/rate-limit.ts'
 import { readPreflight, securityHeaders } from './http/security.ts'
 import type { Logger } from './log.ts'
 import { PAGE_PATHS, pageRoutes } from './pages/index.ts'
@@ -23,12 +25,16 @@ import { docsPage, openapiDocs } from './routes/openapi.ts'
 import { planetHistoryRoutes } from './routes/planet-history.ts'
 import { throttleRoutes } from './routes/throttle.ts'
 import { warRoutes } from './routes/war.ts'
+import { EventHub, streamLimits } from './push/stream.ts'
+import { eventRoutes } from './routes/events.ts'
+import { webhookRoutes } from './routes/webhooks.ts'
 import { DiverHistoryService } from './services/divers.ts'
 import { IntelligenceService } from './services/intelligence.ts'
 import { LiveService } from './services/live.ts'
 import { PlanetHistoryService } from './services/planet-history.ts'
 import { DataVersions } from './storage/changes.ts'
 import { createStore } from './storage/index.ts'
+import * as webhookStore from './storage/webhooks.ts'
 import { CurrentWar } from './war/current-war.ts'
 
 export interface AppDeps {
@@ -55,6 +61,13 @@ export interface AppDeps {
    * absent. buildApp points them at the feeds and the database gate.
    */
   metrics?: Metrics
+  /** The event stream's hub (main.ts stops it at shutdown); one is made when absent. */
+  events?: EventHub
+  /**
+   * The clients' budgets (http/rate-limit.ts; main.ts makes them unless RATE_LIMIT=off and
+   * keeps their API keys current). Absent: no request is metered (the app of most tests).
+   */
+  budgets?: ClientBudgets
 }
 
 /**
@@ -78,6 +91,11 @@ export function buildApp(deps: AppDeps) {
   })
   const runner = deps.runner ?? new CollectorRunner({ db, store: storage, feeds, log, config, currentWar, versions, metrics })
   const keeper = new Keeper(versions, now)
+  // Events are read on the primary: a replica may not have the commit that announced them yet.
+  // Who a request comes from, as the budgets see it (never what a client writes in a header).
+  const addresses = new ClientAddresses(config.trustedProxies, config.trustedProxyHeader)
+  const events = deps.events ?? new EventHub(storage.events, versions, log, streamLimits(config))
+  metrics.watch({ stream: () => ({ clients: events.size, ...events.counts }) })
   const context = routeContext({
     storage: reads,
     feeds,
@@ -95,11 +113,22 @@ export function buildApp(deps: AppDeps) {
     metrics,
     isShuttingDown: deps.isShuttingDown ?? (() => false),
     collectors: deps.collectors,
+    events,
+    webhooks: {
+      allowPrivate: config.webhookAllowPrivate,
+      create: (w) => db.gate.run(() => webhookStore.create(db.sql, w)),
+      list: () => storage.webhooks.list(),
+      one: (id) => storage.webhooks.one(id),
+      remove: (id) => db.gate.run(() => webhookStore.remove(db.sql, id)),
+    },
+    clientAddress: (request, server) => addresses.of(server?.requestIP(request)?.address ?? null, request.headers) ?? 'local',
   })
   return new Elysia()
     // First, so that every request is timed, those the security policy answers included.
     .use(httpMetrics(metrics))
-    .use(securityHeaders({ unrouted: [[`/api/v1${COLLECT_PATH}`, 'collector'], ...PAGE_PATHS.map((p) => [p, 'page'] as const), ['/openapi', 'docs']] }))
+    .use(securityHeaders({ unrouted: [[`/api/v1${COLLECT_PATH}`, 'collector'], ['/api/v1/webhooks', 'collector'], ['/api/v1/webhooks/*', 'collector'], ...PAGE_PATHS.map((p) => [p, 'page'] as const), ['/openapi', 'docs']] }))
+    // Before routing: a client over its budget costs no more than this.
+    .use(rateLimit(deps.budgets ?? null))
     .use(errorHandling(log))
     .use(openapiDocs())
     .use(pageRoutes(log))
@@ -118,6 +147,8 @@ export function buildApp(deps: AppDeps) {
         .use(historyRoutes(context))
         .use(planetHistoryRoutes(context))
         .use(intelligenceRoutes(context))
+        .use(eventRoutes(context))
+        .use(webhookRoutes(context))
         .use(collectRoutes(context)),
     )
 }

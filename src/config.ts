@@ -1,5 +1,6 @@
 import { Type as T, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { isIP } from 'node:net'
 
 /**
  * Every environment value the service reads, declared once: each key's variable is its
@@ -62,6 +63,36 @@ export const ConfigSchema = T.Object({
   })),
   dbPoolMax: T.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Connections in the pool' }),
   dbStatementTimeoutMs: T.Integer({ minimum: 100, default: 15_000, description: 'Per-statement timeout' }),
+  streamMaxClients: T.Integer({ minimum: 1, maximum: 1_000_000, default: 20_000, description: 'Open event streams a process serves (beyond: 503)' }),
+  streamMaxPerAddress: T.Integer({ minimum: 1, maximum: 100_000, default: 50, description: 'Open event streams per client address (beyond: 429)' }),
+  webhookAllowPrivate: T.Boolean({ default: false, description: 'Allow webhook URLs on loopback and private addresses (tests, a LAN receiver)' }),
+  eventLogRetentionDays: T.Integer({
+    minimum: 1, maximum: 3650, default: 7,
+    description: 'Days the pushed events are kept: how far back a stream client can resume (Last-Event-ID)',
+  }),
+  rateLimit: T.Union([T.Literal('on'), T.Literal('off')], { default: 'on', description: 'Budgets per client address and per API key (on/off)' }),
+  rateLimitQuota: T.Integer({
+    minimum: 1, maximum: 10_000_000, default: 600,
+    description: 'Units a client address may spend per window (a kept answer costs 1, a computed one RATE_LIMIT_COMPUTE_COST)',
+  }),
+  rateLimitWindowSeconds: T.Integer({ minimum: 1, maximum: 86_400, default: 60, description: 'Seconds in which an empty budget refills entirely' }),
+  rateLimitComputeCost: T.Integer({ minimum: 1, maximum: 10_000, default: 10, description: 'Units an answer costs when it is computed (reaches the database) instead of kept' }),
+  rateLimitKeyQuota: T.Integer({
+    minimum: 1, maximum: 10_000_000, default: 6000,
+    description: 'Units per window of a request with an API key, unless the key has its own quota',
+  }),
+  rateLimitProcesses: T.Integer({
+    minimum: 1, maximum: 1000, default: 1,
+    description: 'Service processes behind the proxy: each enforces its share of every budget',
+  }),
+  trustedProxies: T.Array(T.String({ pattern: '^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$' }), {
+    maxItems: 100, default: [],
+    description: 'Comma-separated addresses or CIDR ranges of the proxies whose client-address header is believed',
+  }),
+  trustedProxyHeader: T.Union([T.Literal('x-forwarded-for'), T.Literal('forwarded')], {
+    default: 'x-forwarded-for',
+    description: 'The header the trusted proxies write the client address in (x-forwarded-for or forwarded)',
+  }),
 })
 
 export type Config = Readonly<Static<typeof ConfigSchema>>
@@ -75,7 +106,7 @@ export const envName = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c}`).to
 
 const URL_KEYS = ['upstreamUrl', 'communityApiUrl', 'pcstoreApiUrl'] as const
 /** Comma-separated values read as lists. */
-const LIST_KEYS = new Set(['feedLanguages'])
+const LIST_KEYS = new Set(['feedLanguages', 'trustedProxies'])
 
 /**
  * Validate the environment and build the config. Throws a ConfigError whose message is
@@ -96,6 +127,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (Array.isArray(langs) && new Set(langs.map((l) => String(l).toLowerCase())).size !== langs.length) {
     errors.push({ path: '/feedLanguages', message: 'a language is listed twice' })
   }
+  const proxies = value.trustedProxies
+  if (Array.isArray(proxies)) {
+    const bad = proxies.findIndex((p) => !isAddressOrRange(String(p)))
+    if (bad >= 0) errors.push({ path: '/trustedProxies', message: `item ${bad + 1} is not an IP address or a CIDR range` })
+  }
   if (errors.length > 0) {
     const byVar = new Map<string, string>()
     for (const e of errors) {
@@ -113,6 +149,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('invalid configuration: DATABASE_READ_URL is set without DATABASE_URL (replicas need a primary; the embedded database has none)')
   }
   return Object.freeze(value as Config)
+}
+
+/** An IPv4 or IPv6 address, or one with a prefix length in its family's range (`10.0.0.0/8`, `fd00::/8`). */
+export function isAddressOrRange(text: string): boolean {
+  const [address = '', prefix, ...rest] = text.split('/')
+  const family = isIP(address)
+  if (family === 0 || rest.length > 0) return false
+  if (prefix === undefined) return true
+  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)
 }
 
 /** Where the spool lives: SPOOL_DIR, else DATA_DIR/spool; null = memory only. */

@@ -3,9 +3,13 @@ import { openCollection } from './collect/collection.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { openDatabase } from './db/index.ts'
 import { createFeeds } from './feeds/index.ts'
+import { ClientBudgets } from './http/rate-limit.ts'
 import { SERVER_MAX_BODY_BYTES } from './http/security.ts'
 import { createLogger, errorText } from './log.ts'
 import { Metrics } from './metrics.ts'
+import { EventHub, streamLimits } from './push/stream.ts'
+import { WebhookDeliverer } from './push/webhooks.ts'
+import { watchKeys } from './storage/api-keys.ts'
 import { DataVersions, listenForChanges } from './storage/changes.ts'
 import { createStore } from './storage/index.ts'
 import { CurrentWar } from './war/current-war.ts'
@@ -44,9 +48,23 @@ async function main() {
   let shuttingDown = false
 
   if (!config.collectorSecret) log.warn('COLLECTOR_SECRET is not set: POST /api/v1/collect/* is open to anyone (development only)')
+  // Fair use (RATE_LIMIT): budgets per client; the API keys follow every change made by
+  // any process or `npm run keys` (LISTEN), so a revoked key is refused at once everywhere.
+  const budgets = config.rateLimit === 'on' ? new ClientBudgets(config) : undefined
+  if (budgets) {
+    await watchKeys(db.sql, (keys) => budgets.keys.replace(keys), {
+      listen: !db.info.embedded,
+      onError: (err) => log.warn('API keys not read (a key counts as its address until they are)', { error: errorText(err) }),
+    })
+  }
+  // Every process streams every event and delivers webhooks, whichever process collected.
+  const events = new EventHub(store.events, versions, log, streamLimits(config))
+  const deliverer = new WebhookDeliverer(db.sql, versions, log, { allowPrivate: config.webhookAllowPrivate })
+  deliverer.start()
+  metrics.watch({ webhooks: { attempts: () => deliverer.counts, backlog: () => store.webhooks.backlog() } })
   const app = buildApp({
-    config, db, log, feeds, currentWar: war, runner: collection.runner, versions, metrics,
-    collectors: () => collection.counts(), isShuttingDown: () => shuttingDown,
+    config, db, log, feeds, currentWar: war, runner: collection.runner, versions, metrics, events,
+    collectors: () => collection.counts(), isShuttingDown: () => shuttingDown, budgets,
   })
   void collection.start(app, config.scheduleEnabled)
   if (!config.scheduleEnabled) log.info('schedule disabled (SCHEDULE_ENABLED=false): run collectors from an external scheduler')
@@ -69,6 +87,9 @@ async function main() {
       process.exit(1)
     }, SHUTDOWN_HARD_LIMIT_MS).unref()
     await collection.stop(app).catch((err) => log.warn('collection stop failed', { error: errorText(err) }))
+    // Open event streams would hold the drain: they end now, and their clients resume elsewhere.
+    events.stop()
+    await deliverer.stop().catch((err) => log.warn('webhook deliverer stop failed', { error: errorText(err) }))
     // In-flight requests get DRAIN_MS to finish, then the remaining connections are closed.
     const drained = await Promise.race([app.stop(false).then(() => true), Bun.sleep(DRAIN_MS).then(() => false)]).catch(() => false)
     if (!drained) await app.stop(true).catch((err) => log.warn('server stop failed', { error: errorText(err) }))

@@ -32,6 +32,13 @@ export interface MetricSources {
   feeds?: () => FeedEndpointCounts[]
   /** The pool: its size and the operations holding (or waiting for) one of its connections (db/gate.ts). */
   pool?: { max: () => number; inUse: () => number; available: () => boolean }
+  /** The event stream's hub (push/stream.ts): open streams, events sent, clients refused or closed for not reading. */
+  stream?: () => { clients: number; sent: number; refused: number; slowClosed: number }
+  /** Webhooks (push/webhooks.ts): this process's attempts by outcome, and every subscription's backlog (read at scrape time). */
+  webhooks?: {
+    attempts: () => { delivered: number; failed: number; abandoned: number }
+    backlog: () => Promise<{ id: number; pending: number; abandoned: number; failing: boolean }[]>
+  }
 }
 
 export type CollectorOutcome = 'written' | 'unchanged' | 'locked' | 'failed'
@@ -244,6 +251,63 @@ export class Metrics {
         const now = Date.now()
         for (const [rollup, at] of self.rollupWatermarks) this.set({ rollup }, Math.max(0, (now - at) / 1000))
       },
+    })
+    new Gauge({
+      name: 'event_stream_clients',
+      help: 'Open event streams (GET /api/v1/events/stream) on this process',
+      registers: [this.registry],
+      collect() {
+        this.set(self.sources.stream?.().clients ?? 0)
+      },
+    })
+    new Counter({
+      name: 'event_stream_total',
+      help: 'Event stream counts on this process: events broadcast, streams refused by the caps, streams closed for not reading',
+      labelNames: ['what'] as const,
+      registers: [this.registry],
+      collect() {
+        const s = self.sources.stream?.()
+        this.reset()
+        if (!s) return
+        this.inc({ what: 'sent' }, s.sent)
+        this.inc({ what: 'refused' }, s.refused)
+        this.inc({ what: 'slow_closed' }, s.slowClosed)
+      },
+    })
+    new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Webhook delivery attempts made by this process, by outcome (failed attempts are retried; abandoned after 24 hours)',
+      labelNames: ['outcome'] as const,
+      registers: [this.registry],
+      collect() {
+        const a = self.sources.webhooks?.attempts()
+        this.reset()
+        if (!a) return
+        for (const [outcome, n] of Object.entries(a)) this.inc({ outcome }, n)
+      },
+    })
+    // Both from one read, by the one registered first (its collect runs before either is written out).
+    let failing: Gauge<'webhook'> | null = null
+    new Gauge({
+      name: 'webhook_backlog',
+      help: 'Deliveries waiting per webhook subscription (the same on every process: read from the database)',
+      labelNames: ['webhook'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset()
+        failing?.reset()
+        const rows = await self.sources.webhooks?.backlog().catch(() => null)
+        for (const r of rows ?? []) {
+          this.set({ webhook: String(r.id) }, r.pending)
+          failing?.set({ webhook: String(r.id) }, r.failing ? 1 : 0)
+        }
+      },
+    })
+    failing = new Gauge({
+      name: 'webhook_failing',
+      help: '1 while a webhook subscription\'s last attempt failed',
+      labelNames: ['webhook'] as const,
+      registers: [this.registry],
     })
     if (opts.processMetrics) {
       // Process CPU, memory and event-loop figures. Their collectors have broken on Bun

@@ -76,6 +76,8 @@ const FORBIDDEN: Record<string, string[]> = {
   import: ['routes', 'services', 'http', 'sim', 'app.ts', 'pages'],
   http: ['routes', 'services', 'collect', 'sim', 'app.ts'],
   services: ['routes', 'http', 'collect', 'sim', 'app.ts', 'db'],
+  // Push: the event stream's hub and the webhook deliveries, over the storage layer.
+  push: ['routes', 'http', 'collect', 'services', 'sim', 'app.ts', 'pages', 'import'],
   routes: ['sim', 'db/connect.ts'],
   // The pages serve files; their browser code reads the public API over HTTP only.
   pages: ['db', 'storage', 'feeds', 'collect', 'routes', 'war', 'sim', 'app.ts'],

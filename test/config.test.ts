@@ -39,6 +39,14 @@ describe('config', () => {
     ['FEED_LANGUAGES', { FEED_LANGUAGES: 'en-US,de-DE,EN-us' }],
     ['FEED_LANGUAGES', { FEED_LANGUAGES: 'en_US' }],
     ['FEED_LANGUAGES', { FEED_LANGUAGES: 'en-US,,de-DE' }],
+    ['RATE_LIMIT', { RATE_LIMIT: 'maybe' }],
+    ['RATE_LIMIT_QUOTA', { RATE_LIMIT_QUOTA: '0' }],
+    ['RATE_LIMIT_PROCESSES', { RATE_LIMIT_PROCESSES: '0' }],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '10.0.0.0/33' }],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '127.0.0.1,,::1' }],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: 'proxy.internal' }],
+    ['TRUSTED_PROXIES', { TRUSTED_PROXIES: '1.2.3' }],
+    ['TRUSTED_PROXY_HEADER', { TRUSTED_PROXY_HEADER: 'x-real-ip' }],
   ]
   for (const [name, env] of bad) {
     test(`a bad ${name} (${JSON.stringify(Object.values(env)[0])}) fails with one line naming it`, () => {
@@ -79,6 +87,17 @@ describe('config', () => {
     expect(loadConfig({}).feedLanguages).toEqual(['en-US', 'de-DE', 'es-ES', 'ru-RU', 'fr-FR', 'it-IT', 'pl-PL', 'zh-Hans', 'zh-Hant'])
     expect(loadConfig({ FEED_LANGUAGES: 'en-US, de-DE ,zh-Hant' }).feedLanguages).toEqual(['en-US', 'de-DE', 'zh-Hant'])
     expect(loadConfig({ FEED_LANGUAGES: 'de-DE' }).feedLanguages).toEqual(['de-DE'])
+  })
+
+  test('budgets per client: on by default with a public deployment\'s values; trusted proxies a list of addresses and ranges', () => {
+    const d = loadConfig({})
+    expect([d.rateLimit, d.rateLimitQuota, d.rateLimitWindowSeconds, d.rateLimitComputeCost, d.rateLimitKeyQuota, d.rateLimitProcesses]).toEqual(['on', 600, 60, 10, 6000, 1])
+    expect(d.trustedProxies).toEqual([])
+    expect(d.trustedProxyHeader).toBe('x-forwarded-for')
+    const set = loadConfig({ RATE_LIMIT: 'off', TRUSTED_PROXIES: '10.0.0.0/8, 172.28.0.10 ,::1,fd00::/8', TRUSTED_PROXY_HEADER: 'forwarded' })
+    expect(set.rateLimit).toBe('off')
+    expect(set.trustedProxies).toEqual(['10.0.0.0/8', '172.28.0.10', '::1', 'fd00::/8'])
+    expect(set.trustedProxyHeader).toBe('forwarded')
   })
 
   test('several bad values are all named', () => {

@@ -16,6 +16,7 @@ import type { Metrics } from '../metrics.ts'
 import type { DataVersions } from '../storage/changes.ts'
 import type { Store } from '../storage/index.ts'
 import { applyTimescalePolicies, dropOldRawPlayerCounts } from '../storage/policies.ts'
+import * as eventLog from '../storage/events.ts'
 import { refreshRollups, rollupWatermarks } from '../storage/rollups.ts'
 import type { CurrentWar } from '../war/current-war.ts'
 import { COLLECTOR_NAMES, type CollectorName } from './collector.ts'
@@ -119,6 +120,17 @@ export async function openCollection({ config, db, store, feeds, log, war, versi
     { name: 'full-status', pattern: config.fullStatusCron, run: collect('full-status') },
     { name: 'planet-stats', pattern: SCHEDULE_PATTERNS['planet-stats'], run: collect('planet-stats', true) },
     { name: 'rollup-refresh', pattern: SCHEDULE_PATTERNS['rollup-refresh'], run: refresh },
+    {
+      name: 'event-log-retention',
+      pattern: SCHEDULE_PATTERNS['event-log-retention'],
+      // How far back a stream client can resume; webhook deliveries of older events go with them.
+      run: async () => {
+        if (!db.gate.available) return
+        const before = new Date(Date.now() - config.eventLogRetentionDays * 86_400_000)
+        const dropped = await db.gate.run(() => eventLog.prune(db.sql, before))
+        if (dropped > 0) log.info('event log retention', { days: config.eventLogRetentionDays, dropped })
+      },
+    },
     ...(edition !== 'timescale' && config.rawRetentionDays !== undefined
       ? [{
           name: 'raw-retention',

@@ -1,7 +1,8 @@
 /**
  * The one runner of every collector, for the POST routes, the CLI, the schedule and the
  * tests: the war-id fallback, the current-war check, timing, the transaction under the
- * collector's advisory lock (through the database gate), the summary and its log line.
+ * collector's advisory lock (through the database gate) that also appends the events the
+ * write made true (storage/events.ts), the summary and its log line.
  */
 import { randomUUID } from 'node:crypto'
 import type { Config } from '../config.ts'
@@ -12,6 +13,7 @@ import type { Drift } from '../feeds/schema.ts'
 import { errorText, type Logger } from '../log.ts'
 import type { Metrics } from '../metrics.ts'
 import { announce, type DataVersions, type Dataset } from '../storage/changes.ts'
+import * as events from '../storage/events.ts'
 import { refreshLateRows } from '../storage/rollups.ts'
 import type { Edition } from '../db/edition.ts'
 import type { Store } from '../storage/index.ts'
@@ -119,7 +121,9 @@ export class CollectorRunner {
     const result = await gate.run(() =>
       sql.begin(async (tx) => {
         if (!(await tryTransactionLock(tx, `collector:${c.name}`))) return null
-        const written = await c.write(tx, new Date(tick.capturedAt), tick)
+        const at = new Date(tick.capturedAt)
+        const written = await c.write(tx, at, tick)
+        await events.record(tx, { collector: c.name, warId: tick.warId, at, written: written.written })
         await announce(tx, changedBy(c, written.written))
         return written
       }),

@@ -11,6 +11,8 @@ export const SCHEDULE_PATTERNS = {
   'rollup-refresh': '20 * * * * *',
   // Apache and plain PostgreSQL, with RAW_RETENTION_DAYS: hourly, away from the other jobs.
   'raw-retention': '40 17 * * * *',
+  // Hourly too, away from the rest.
+  'event-log-retention': '50 23 * * * *',
 } as const
 
 export interface ScheduledJob {

@@ -85,6 +85,13 @@ interface Entry {
   last: { values: unknown[]; body: string } | null
 }
 
+/**
+ * Set on a request's context when it was answered from a kept answer (or a computation
+ * another request ran): the request did not run the handler. The budgets (rate-limit.ts)
+ * charge such a request the base cost only.
+ */
+export const KEPT = Symbol('kept')
+
 const JSON_TYPE = 'application/json; charset=utf-8'
 const NO_STORE_HEADERS = { 'content-type': JSON_TYPE, 'cache-control': CACHE_CONTROL.noStore }
 const HOLE = (i: number) => `\u0001hole${i}\u0001`
@@ -288,6 +295,7 @@ class RouteKeep {
     if (entry) {
       if (this.holds(entry, c, atMs)) {
         this.keeper.stats.hits++
+        c[KEPT] = true
         return this.respond(entry, c)
       }
       this.keeper.drop(full)
@@ -307,6 +315,7 @@ class RouteKeep {
     return running.then((e) => {
       if (!e || !this.holds(e, c, atMs)) return this.joinOrStart(c, full, atMs)
       this.keeper.stats.hits++
+      c[KEPT] = true
       return this.respond(e, c)
     })
   }

@@ -95,7 +95,8 @@ export const securityHeaders = (opts: { unrouted?: UnroutedPolicies } = {}) => {
     })
     .onError({ as: 'global' }, (c) => {
       const kind = (c as WithPolicy)[POLICY_OF]
-      const policy = kind ? POLICY[kind] : c.code === 'NOT_FOUND' ? unroutedPolicy(c.path) : READ
+      // No route's policy yet (an unknown path, a refusal before routing): the path's.
+      const policy = kind ? POLICY[kind] : unroutedPolicy(c.path ?? '/')
       Object.assign(c.set.headers, policy.record)
     })
 }
@@ -160,7 +161,7 @@ export const CACHE_CONTROL = { noStore: 'no-store', revalidate: 'no-cache', immu
 
 const COMMON_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' }
 const DATA_ONLY = { 'content-security-policy': "default-src 'none'; frame-ancestors 'none'" }
-const READ_CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'ETag, Cache-Control' }
+const READ_CORS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': 'ETag, Cache-Control, RateLimit, RateLimit-Policy, Retry-After' }
 const READ_HEADERS = { ...COMMON_HEADERS, ...DATA_ONLY, ...READ_CORS }
 const COLLECTOR_HEADERS = { ...COMMON_HEADERS, ...DATA_ONLY }
 /**
@@ -189,6 +190,6 @@ const POLICY = {
 
 const PREFLIGHT_HEADERS = {
   'access-control-allow-methods': 'GET, HEAD, OPTIONS',
-  'access-control-allow-headers': 'If-None-Match, Content-Type',
+  'access-control-allow-headers': 'If-None-Match, Content-Type, X-API-Key',
   'access-control-max-age': '86400',
 }

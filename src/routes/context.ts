@@ -16,6 +16,8 @@ import type { DiverHistoryService } from '../services/divers.ts'
 import type { IntelligenceService } from '../services/intelligence.ts'
 import type { LiveService } from '../services/live.ts'
 import type { PlanetHistoryService } from '../services/planet-history.ts'
+import type { EventHub } from '../push/stream.ts'
+import type { NewWebhook, Webhook } from '../storage/webhooks.ts'
 import type { Store } from '../storage/index.ts'
 
 export type RouteDeps = {
@@ -43,6 +45,21 @@ export type RouteDeps = {
   isShuttingDown: () => boolean
   /** Ticks of the collectors: kept, written, dropped (the spool), fired, failed, skipped (the schedule). */
   collectors?: () => unknown
+  /** The event stream's hub (GET /events/stream). */
+  events: EventHub
+  /** Webhook subscriptions, on the primary (routes/webhooks.ts). */
+  webhooks: WebhookAdmin
+  /** The address of the client behind a request (connections and budgets are counted per address). */
+  clientAddress: (request: Request, server: { requestIP(r: Request): { address: string } | null } | null) => string
+}
+
+export interface WebhookAdmin {
+  /** WEBHOOK_ALLOW_PRIVATE: loopback and private targets accepted. */
+  allowPrivate: boolean
+  create(w: NewWebhook): Promise<Webhook>
+  list(): Promise<Webhook[]>
+  one(id: number): Promise<Webhook | null>
+  remove(id: number): Promise<boolean>
 }
 
 export const routeContext = (deps: RouteDeps) => new Elysia({ name: 'routes/context' }).decorate(deps).use(securityPolicy()).use(deps.keeper.plugin())

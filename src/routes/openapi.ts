@@ -29,7 +29,7 @@ export const openapiDocs = () =>
         title: 'Galactic war statistics',
         version: '1',
         description:
-          'Live and historical statistics of the galactic war. Every read route is a GET under /api/v1; errors are `{error: string}` (400 invalid parameter, 404 unknown resource, 503 database or feed unavailable). Dates in are YYYY-MM-DD or YYYY-MM-DD HH:MM:SS (UTC); dates out are ISO-8601. Paged routes return {items, page, limit, totalResults, totalPages}.',
+          'Live and historical statistics of the galactic war. Every read route is a GET under /api/v1; errors are `{error: string}` (400 invalid parameter, 404 unknown resource, 429 over the client\'s budget, 503 database or feed unavailable). Each client address has a budget, stated by the RateLimit-Policy and RateLimit headers of every answer (a kept answer costs 1 unit, a computed one 10 by default; 429 with Retry-After when spent); an X-API-Key header gives a larger one (401 when the key is unknown or revoked). Dates in are YYYY-MM-DD or YYYY-MM-DD HH:MM:SS (UTC); dates out are ISO-8601. Paged routes return {items, page, limit, totalResults, totalPages}.',
       },
       tags: [
         { name: 'live', description: 'Live figures from the feeds and the diver history' },

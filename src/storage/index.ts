@@ -8,6 +8,7 @@ import type { DatabaseGate } from '../db/gate.ts'
 import type { ReadReplicas } from '../db/replicas.ts'
 import * as coverage from './coverage.ts'
 import * as dispatches from './dispatches.ts'
+import * as events from './events.ts'
 import * as fight from './fight.ts'
 import * as majorOrders from './major-orders.ts'
 import * as planetEffects from './planet-effects.ts'
@@ -18,6 +19,7 @@ import * as timeline from './timeline.ts'
 import * as texts from './texts.ts'
 import * as war from './war.ts'
 import * as warSummary from './war-summary.ts'
+import * as webhooks from './webhooks.ts'
 
 type Read = (sql: Sql, ...args: never[]) => Promise<unknown>
 type Bound<R extends Record<string, Read>> = {
@@ -52,9 +54,11 @@ export function createStore(db: { sql: Sql; gate: DatabaseGate; replicas?: ReadR
     warSummary: bind(run, warSummary.reads),
     majorOrders: bind(run, majorOrders.reads),
     dispatches: bind(run, dispatches.reads),
+    events: bind(run, events.reads),
     ticks: bind(run, ticks.reads),
     timeline: bind(run, timeline.reads),
     texts: bind(run, texts.reads),
+    webhooks: bind(run, webhooks.reads),
   }
 }
 

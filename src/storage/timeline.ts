@@ -7,7 +7,7 @@
  * dispatch messages are the texts of that language (or of every one), as on their own routes.
  */
 import { t, type Static } from 'elysia'
-import type { Sql } from '../db/connect.ts'
+import type { Fragment, Queryable, Sql } from '../db/connect.ts'
 import { Nullable, Timestamp } from './model.ts'
 import { pageWithTotal, withinRange, type Slice, type PageOf, type TimeRange } from './query.ts'
 import { localizedColumn, LocalizedText, type Lang } from './texts.ts'
@@ -49,6 +49,28 @@ export type TimelineEvent = Static<typeof TimelineEvent>
  * With `lang` the page is chosen first and only its rows' texts are looked up.
  */
 function events(sql: Sql, f: { warId: number; types: readonly EventType[]; range: TimeRange; asOf: Date; lang?: Lang }, p: Slice): Promise<PageOf<TimelineEvent>> {
+  const all = timelineRows(sql, f.warId, f.asOf)
+  const where = sql`WHERE e.type IN ${sql(f.types as EventType[])} ${withinRange(sql, 'at', f.range)}`
+  const page = sql`SELECT * FROM (${all}) e ${where} ORDER BY ${TIMELINE_ORDER(sql)} LIMIT ${p.limit} OFFSET ${p.offset}`
+  const { lang } = f
+  const rows = !lang ? page : sql`SELECT ${localizedTimelineColumns(sql, lang)} FROM (${page}) e ORDER BY ${TIMELINE_ORDER(sql)}`
+  return pageWithTotal(sql<TimelineEvent[]>`${rows}`, sql<{ n: number }[]>`SELECT count(*)::int AS n FROM (${all}) e ${where}`)
+}
+
+/** The timeline's order: newest first, ties in a fixed order. */
+const TIMELINE_ORDER = (sql: Sql) => sql`e.at DESC, e.type, coalesce(e."planetIndex", e."orderId32", e."dispatchId"), e."eventId", e."campaignId"`
+
+/** A timeline row `e` with its order title and dispatch message in `lang` (as on their own routes). */
+export const localizedTimelineColumns = (sql: Sql, lang: Lang) => sql`
+  e.at, e.type, e."warID", e."planetIndex", e."planetName", e."fromOwner", e."toOwner", e."orderId32",
+  CASE WHEN e."orderId32" IS NOT NULL THEN ${localizedColumn(sql, lang, 'major_order_texts', sql`t.order_id32 = e."orderId32"`, 'title')} END AS title,
+  e."dispatchId",
+  CASE WHEN e."dispatchId" IS NOT NULL THEN ${localizedColumn(sql, lang, 'dispatch_texts', sql`t.war_id = e."warID" AND t.dispatch_id = e."dispatchId"`, 'message')} END AS message,
+  e."eventId", e."campaignId", e.race`
+
+/** Every timeline event of a war as rows of TimelineEvent (unordered); order states as of `asOf`. */
+export function timelineRows(sql: Queryable, warId: number, asOf: Date) {
+  const f = { warId, asOf }
   const none = sql`NULL::int AS "planetIndex", NULL::text AS "planetName", NULL::int AS "fromOwner", NULL::int AS "toOwner"`
   const noOrder = sql`NULL::bigint AS "orderId32", NULL::text AS title`
   const noDispatch = sql`NULL::bigint AS "dispatchId", NULL::text AS message`
@@ -96,24 +118,11 @@ function events(sql: Sql, f: { warId: number; types: readonly EventType[]; range
     UNION ALL
     SELECT coalesce(w.start_date, w.first_seen_at), 'war_started', w.war_id, ${none}, ${noOrder}, ${noDispatch}, ${noFight}
     FROM wars w WHERE w.war_id = ${f.warId}`
-  const where = sql`WHERE e.type IN ${sql(f.types as EventType[])} ${withinRange(sql, 'at', f.range)}`
-  const order = sql`e.at DESC, e.type, coalesce(e."planetIndex", e."orderId32", e."dispatchId"), e."eventId", e."campaignId"`
-  const page = sql`SELECT * FROM (${all}) e ${where} ORDER BY ${order} LIMIT ${p.limit} OFFSET ${p.offset}`
-  const { lang } = f
-  const rows = !lang
-    ? page
-    : sql`
-      SELECT e.at, e.type, e."warID", e."planetIndex", e."planetName", e."fromOwner", e."toOwner", e."orderId32",
-             CASE WHEN e."orderId32" IS NOT NULL THEN ${localizedColumn(sql, lang, 'major_order_texts', sql`t.order_id32 = e."orderId32"`, 'title')} END AS title,
-             e."dispatchId",
-             CASE WHEN e."dispatchId" IS NOT NULL THEN ${localizedColumn(sql, lang, 'dispatch_texts', sql`t.war_id = e."warID" AND t.dispatch_id = e."dispatchId"`, 'message')} END AS message,
-             e."eventId", e."campaignId", e.race
-      FROM (${page}) e ORDER BY ${order}`
-  return pageWithTotal(sql<TimelineEvent[]>`${rows}`, sql<{ n: number }[]>`SELECT count(*)::int AS n FROM (${all}) e ${where}`)
+  return all
 }
 
 /** The war's first full-status tick (with planets) after `after`: its time `t` and war time. */
-const nextTick = (sql: Sql, warId: ReturnType<Sql>, after: ReturnType<Sql>) => sql`
+const nextTick = (sql: Queryable, warId: Fragment, after: Fragment) => sql`
   SELECT f.captured_at AS t, f.upstream_war_time AS war_time FROM full_status_ticks f
   WHERE f.war_id = ${warId} AND f.captured_at > ${after} AND f.planets_written > 0
   ORDER BY f.captured_at LIMIT 1`
@@ -126,7 +135,7 @@ const nextTick = (sql: Sql, warId: ReturnType<Sql>, after: ReturnType<Sql>) => s
  * 3. gone from the feed before its expiry: won if the players still hold the planet at
  *    the first tick without it, lost if they do not.
  */
-const defenseEnd = (sql: Sql) => sql`
+const defenseEnd = (sql: Queryable) => sql`
     LEFT JOIN LATERAL (
       SELECT f.captured_at AS t FROM full_status_ticks f
       WHERE f.war_id = e.war_id AND f.upstream_war_time >= e.expire_war_time AND f.captured_at > e.first_seen_at AND f.planets_written > 0

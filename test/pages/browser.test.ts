@@ -614,6 +614,8 @@ describe('dashboard pages in headless Chromium', () => {
         await page.click(`button[data-range="${range}"]`)
         await page.waitForSelector(`#divers-chart[data-range="${range}"]:not([data-points="0"])`)
         await page.waitForFunction(() => JSON.parse((globalThis as any).document.getElementById('divers-chart').getAttribute('data-label-boxes') ?? '[]').length > 0)
+        // Checked once the page is done loading the range (on a busy machine its answers come in one by one).
+        await page.waitForLoadState('networkidle')
         expect(await checkCharts(page, `main ${range} at ${width} px`)).toBe(1)
         // Peak and low are both marked (their labels placed) on every range.
         expect(JSON.parse((await page.getAttribute('#divers-chart', 'data-label-boxes'))!).length).toBeGreaterThanOrEqual(2)
@@ -624,6 +626,7 @@ describe('dashboard pages in headless Chromium', () => {
         await planet.page.waitForSelector(`button[data-hours="${hours}"][aria-pressed="true"]`)
         await planet.page.waitForSelector('#planet-players-chart:not([data-points="0"])')
         await planet.page.waitForSelector('#planet-players-chart[data-axis-1]')
+        await planet.page.waitForLoadState('networkidle')
         expect(await checkCharts(planet.page, `planet ${hours} h at ${width} px`)).toBe(2)
       }
       expect(problems).toEqual([])

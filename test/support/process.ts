@@ -97,7 +97,9 @@ export const freshDataDir = () => {
 /**
  * Start `bun src/main.ts` as a real process with PORT=0 (the "listening" line carries the
  * port), with a DATA_DIR of its own (its spool lives there, removed once the process has
- * exited) unless `env` names one (then the test owns that folder).
+ * exited) unless `env` names one (then the test owns that folder). Budgets per client are
+ * off (RATE_LIMIT=off: tests and benchmarks ask a lot from one address) unless `env` turns
+ * them on.
  */
 export async function startService(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
   const ownDir = env.DATA_DIR === undefined ? freshDataDir() : null
@@ -105,7 +107,7 @@ export async function startService(env: Record<string, string>, timeoutMs = 30_0
   try {
     started = await startListening(
       [process.execPath, 'src/main.ts'],
-      { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...(ownDir ? { DATA_DIR: ownDir } : {}), ...env },
+      { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT: 'off', ...(ownDir ? { DATA_DIR: ownDir } : {}), ...env },
       timeoutMs,
     )
   } catch (err) {

@@ -1,0 +1,137 @@
+/**
+ * event_log (sql/0015): the events the service pushes, in commit order. Every collector
+ * write appends, as the last statement of its transaction, the events it made true:
+ * - timeline events (storage/timeline.ts) of the tick's war that happened in the day
+ *   before the tick and are not in the log yet, oldest first;
+ * - `tick`: a full-status tick that stored planets (its time, war, war time, counts);
+ * - `player-count`: a new upstream player count.
+ * and, in the same statement chain, one webhook delivery per matching subscription
+ * (the outbox, storage/webhooks.ts). Appends take one transaction lock, so ids are handed out
+ * in commit order and a reader that saw id N has seen every id below N.
+ * Imports (src/import) do not append: imported history is history, not news.
+ */
+import type { Queryable, Sql, Tx } from '../db/connect.ts'
+import { localizedColumn, type Lang } from './texts.ts'
+import { EVENT_TYPES, timelineRows } from './timeline.ts'
+
+/** Every type the stream and the webhooks carry. */
+export const PUSH_EVENT_TYPES = [...EVENT_TYPES, 'tick', 'player-count'] as const
+export type PushEventType = (typeof PUSH_EVENT_TYPES)[number]
+
+/** How far back a write looks for timeline events not logged yet (older news is not pushed). */
+const LOOKBACK = '24 hours'
+
+/** One logged event: its id (the SSE id, increasing in commit order), type, time and body. */
+export interface LoggedEvent {
+  id: number
+  type: PushEventType
+  at: Date
+  data: Record<string, unknown>
+}
+
+/** What the runner tells about a committed-to-be write. */
+export interface WriteFacts {
+  collector: string
+  warId: number
+  at: Date
+  written: Record<string, number>
+}
+
+/** The datasets whose writes can make timeline events true. */
+const TIMELINE_COUNTS = ['planetStatus', 'campaigns', 'planetEvents', 'majorOrders', 'majorOrderProgress', 'dispatches', 'wars']
+
+/**
+ * Inside a write transaction, last: append the events this write made true and queue
+ * their webhook deliveries. Returns how many events were appended.
+ */
+export async function record(tx: Tx, w: WriteFacts): Promise<number> {
+  const timeline = TIMELINE_COUNTS.some((k) => (w.written[k] ?? 0) > 0)
+  const tick = w.collector === 'full-status' && (w.written.planetStatus ?? 0) > 0
+  const players = w.collector === 'player-count' && (w.written.upstreamRows ?? 0) > 0
+  if (!timeline && !tick && !players) return 0
+  // Held to the commit: appends are serialised, so ids are in commit order.
+  await tx`SELECT pg_advisory_xact_lock(hashtext('gws:event_log'))`
+  const ids: number[] = []
+  const add = (rows: { id: number }[]) => ids.push(...rows.map((r) => r.id))
+  if (timeline) {
+    add(await tx<{ id: number }[]>`
+      INSERT INTO event_log (type, war_id, key, at, data)
+      SELECT e.type, e."warID", ${eventKey(tx)}, e.at, to_jsonb(e) - 'at'
+      FROM (${timelineRows(tx, w.warId, w.at)}) e
+      WHERE e.at > ${w.at}::timestamptz - ${LOOKBACK}::interval
+      ORDER BY e.at, e.type, coalesce(e."planetIndex", e."orderId32", e."dispatchId"), e."eventId", e."campaignId"
+      ON CONFLICT (type, war_id, key) DO NOTHING RETURNING id`)
+  }
+  if (tick) {
+    const counts = Object.fromEntries(Object.entries(w.written).filter(([, n]) => n > 0))
+    add(await tx<{ id: number }[]>`
+      INSERT INTO event_log (type, war_id, key, at, data)
+      SELECT 'tick', f.war_id, f.upstream_war_time::text, f.captured_at,
+             jsonb_build_object('warID', f.war_id, 'warTime', f.upstream_war_time, 'planets', f.planets_written, 'written', ${JSON.stringify(counts)}::text::jsonb)
+      FROM full_status_ticks f WHERE f.war_id = ${w.warId} AND f.captured_at = ${w.at}
+      ON CONFLICT (type, war_id, key) DO NOTHING RETURNING id`)
+  }
+  if (players) {
+    add(await tx<{ id: number }[]>`
+      INSERT INTO event_log (type, war_id, key, at, data)
+      SELECT 'player-count', p.war_id, p.upstream_war_time::text, p.captured_at,
+             jsonb_build_object('warID', p.war_id, 'warTime', p.upstream_war_time, 'players', p.api_total_player_count)
+      FROM player_count_snapshots p
+      WHERE p.source = 'upstream' AND p.game_name = 'Game 2' AND p.war_id = ${w.warId} AND p.captured_at = ${w.at}
+      ON CONFLICT (type, war_id, key) DO NOTHING RETURNING id`)
+  }
+  if (ids.length > 0) await queueDeliveries(tx, ids)
+  return ids.length
+}
+
+/**
+ * What an event is about, unique per type and war: a planet's owner change by planet and
+ * time; a defense by its planet event; a campaign, an order, a dispatch by their ids.
+ */
+const eventKey = (sql: Queryable) => sql`
+  CASE WHEN e."eventId" IS NOT NULL THEN e."eventId"::text
+       WHEN e."campaignId" IS NOT NULL THEN e."campaignId"::text
+       WHEN e."orderId32" IS NOT NULL THEN e."orderId32"::text
+       WHEN e."dispatchId" IS NOT NULL THEN e."dispatchId"::text
+       WHEN e."planetIndex" IS NOT NULL THEN e."planetIndex"::text || '@' || (extract(epoch FROM e.at) * 1000)::bigint::text
+       ELSE e."warID"::text END`
+
+/** The outbox: a delivery for every subscription that wants an event appended by this transaction. */
+async function queueDeliveries(tx: Tx, ids: number[]): Promise<void> {
+  await tx`
+    INSERT INTO webhook_deliveries (webhook_id, event_id)
+    SELECT w.id, e.id FROM event_log e JOIN webhooks w ON e.type = ANY (w.types)
+    WHERE e.id IN ${tx(ids)}
+    ON CONFLICT DO NOTHING`
+}
+
+/** Events after `afterId` (and up to `upTo`), oldest first, of `types` when given; texts in `lang` when given. */
+async function after(sql: Sql, f: { afterId: number; upTo?: number; types?: readonly string[]; lang?: Lang; limit: number }): Promise<LoggedEvent[]> {
+  const types = f.types ? sql`AND e.type IN ${sql(f.types as string[])}` : sql``
+  const upTo = f.upTo !== undefined ? sql`AND e.id <= ${f.upTo}` : sql``
+  const lang = f.lang
+  const data = !lang
+    ? sql`e.data`
+    : sql`e.data || jsonb_strip_nulls(jsonb_build_object(
+        'title', CASE WHEN e.data ? 'orderId32' AND e.data->'orderId32' <> 'null' THEN to_jsonb(${localizedColumn(sql, lang, 'major_order_texts', sql`t.order_id32 = (e.data->>'orderId32')::bigint`, 'title')}) END,
+        'message', CASE WHEN e.data ? 'dispatchId' AND e.data->'dispatchId' <> 'null' THEN to_jsonb(${localizedColumn(sql, lang, 'dispatch_texts', sql`t.war_id = e.war_id AND t.dispatch_id = (e.data->>'dispatchId')::bigint`, 'message')}) END))`
+  return sql<LoggedEvent[]>`
+    SELECT e.id, e.type, e.at, ${data} AS data
+    FROM event_log e WHERE e.id > ${f.afterId} ${upTo} ${types}
+    ORDER BY e.id LIMIT ${f.limit}`
+}
+
+/** The ids of the committed events the log holds: the first kept and the last (0 when empty). */
+async function bounds(sql: Sql): Promise<{ first: number; last: number }> {
+  const [r] = await sql<{ first: number | null; last: number | null }[]>`SELECT min(id) AS first, max(id) AS last FROM event_log`
+  return { first: r?.first ?? 0, last: r?.last ?? 0 }
+}
+
+/** Events recorded before `before` go (their deliveries with them). */
+export async function prune(sql: Queryable, before: Date): Promise<number> {
+  const r = await sql`DELETE FROM event_log WHERE recorded_at < ${before}`
+  return r.count
+}
+
+/** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
+export const reads = { after, bounds }

@@ -212,6 +212,7 @@ LONG_FILES=(
   test/reliability/db-outage-service-under-load.test.ts  # 150
   test/reliability/db-outage-service-restart.test.ts     # 70
   test/demo/history.test.ts                              # 40
+  test/e2e/push-across-processes.test.ts                 # 20
   test/e2e/replicas-and-kill.test.ts                     # 37
   test/storage/time-pages.test.ts                        # 34
   test/storage/retention.test.ts                         # 27

@@ -19,7 +19,7 @@ export const PUSH_EVENT_TYPES = [...EVENT_TYPES, 'tick', 'player-count'] as cons
 export type PushEventType = (typeof PUSH_EVENT_TYPES)[number]
 
 /** How far back a write looks for timeline events not logged yet (older news is not pushed). */
-const LOOKBACK = '24 hours'
+const LOOKBACK_MS = 24 * 3600_000
 
 /** One logged event: its id (the SSE id, increasing in commit order), type, time and body. */
 export interface LoggedEvent {
@@ -51,14 +51,15 @@ export async function record(tx: Tx, w: WriteFacts): Promise<number> {
   if (!timeline && !tick && !players) return 0
   // Held to the commit: appends are serialised, so ids are in commit order.
   await tx`SELECT pg_advisory_xact_lock(hashtext('gws:event_log'))`
+  const since = new Date(w.at.getTime() - LOOKBACK_MS)
   const ids: number[] = []
   const add = (rows: { id: number }[]) => ids.push(...rows.map((r) => r.id))
   if (timeline) {
     add(await tx<{ id: number }[]>`
       INSERT INTO event_log (type, war_id, key, at, data)
       SELECT e.type, e."warID", ${eventKey(tx)}, e.at, to_jsonb(e) - 'at'
-      FROM (${timelineRows(tx, w.warId, w.at)}) e
-      WHERE e.at > ${w.at}::timestamptz - ${LOOKBACK}::interval
+      FROM (${timelineRows(tx, w.warId, w.at, since)}) e
+      WHERE e.at > ${since}
       ORDER BY e.at, e.type, coalesce(e."planetIndex", e."orderId32", e."dispatchId"), e."eventId", e."campaignId"
       ON CONFLICT (type, war_id, key) DO NOTHING RETURNING id`)
   }

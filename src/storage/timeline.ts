@@ -68,9 +68,16 @@ export const localizedTimelineColumns = (sql: Sql, lang: Lang) => sql`
   CASE WHEN e."dispatchId" IS NOT NULL THEN ${localizedColumn(sql, lang, 'dispatch_texts', sql`t.war_id = e."warID" AND t.dispatch_id = e."dispatchId"`, 'message')} END AS message,
   e."eventId", e."campaignId", e.race`
 
-/** Every timeline event of a war as rows of TimelineEvent (unordered); order states as of `asOf`. */
-export function timelineRows(sql: Queryable, warId: number, asOf: Date) {
+/**
+ * Every timeline event of a war as rows of TimelineEvent (unordered); order states as of
+ * `asOf`. With `recentFrom` (the event log's appends, storage/events.ts), defenses and
+ * campaigns last seen more than two days before it are left out before their ends are
+ * worked out: their events are older than it, but for a gap of days between two ticks.
+ */
+export function timelineRows(sql: Queryable, warId: number, asOf: Date, recentFrom?: Date) {
   const f = { warId, asOf }
+  const recentSpan = (alias: string) =>
+    recentFrom ? sql`AND ${sql(alias)}.last_seen_at > ${recentFrom}::timestamptz - interval '2 days'` : sql``
   const none = sql`NULL::int AS "planetIndex", NULL::text AS "planetName", NULL::int AS "fromOwner", NULL::int AS "toOwner"`
   const noOrder = sql`NULL::bigint AS "orderId32", NULL::text AS title`
   const noDispatch = sql`NULL::bigint AS "dispatchId", NULL::text AS message`
@@ -90,23 +97,23 @@ export function timelineRows(sql: Queryable, warId: number, asOf: Date) {
     UNION ALL
     SELECT e.first_seen_at, 'defense_started', e.war_id, e.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, e.event_id, e.campaign_id, e.race
     FROM planet_event_spans e LEFT JOIN planets p ON p.war_id = e.war_id AND p.planet_index = e.planet_index
-    WHERE e.war_id = ${f.warId}
+    WHERE e.war_id = ${f.warId} ${recentSpan('e')}
     UNION ALL
     SELECT x.at, x.type, e.war_id, e.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, e.event_id, e.campaign_id, e.race
     FROM planet_event_spans e
     ${defenseEnd(sql)}
     LEFT JOIN planets p ON p.war_id = e.war_id AND p.planet_index = e.planet_index
-    WHERE e.war_id = ${f.warId} AND x.at IS NOT NULL
+    WHERE e.war_id = ${f.warId} AND x.at IS NOT NULL ${recentSpan('e')}
     UNION ALL
     SELECT c.first_seen_at, 'campaign_started', c.war_id, c.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, NULL, c.campaign_id, NULL
     FROM campaign_spans c LEFT JOIN planets p ON p.war_id = c.war_id AND p.planet_index = c.planet_index
-    WHERE c.war_id = ${f.warId}
+    WHERE c.war_id = ${f.warId} ${recentSpan('c')}
     UNION ALL
     SELECT nx.t, 'campaign_ended', c.war_id, c.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, NULL, c.campaign_id, NULL
     FROM campaign_spans c
     CROSS JOIN LATERAL (${nextTick(sql, sql`c.war_id`, sql`c.last_seen_at`)}) nx
     LEFT JOIN planets p ON p.war_id = c.war_id AND p.planet_index = c.planet_index
-    WHERE c.war_id = ${f.warId}
+    WHERE c.war_id = ${f.warId} ${recentSpan('c')}
     UNION ALL ${orders('major_order_issued', sql`o.first_seen_at`, sql`true`)}
     UNION ALL ${orders('major_order_completed', sql`o.completed_at`, sql`o.completed_at IS NOT NULL`)}
     UNION ALL ${orders('major_order_failed', sql`x.expires_at`, sql`o.completed_at IS NULL AND x.expires_at <= ${f.asOf}`)}

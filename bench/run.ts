@@ -30,8 +30,6 @@
  *     --out FILE               report file (default BENCHMARKS.md); --no-write to only print
  *   Every option also reads BENCH_<NAME> from the environment (BENCH_YEARS=1, BENCH_DB_URL=...).
  */
-import { cpus, loadavg, release, totalmem } from 'node:os'
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { printUsageAndExit, scriptArgs } from './cli.ts'
@@ -50,6 +48,7 @@ import { measureColdStarts, measureIdleRss } from './startup.ts'
 import { ensureWrk } from './wrk.ts'
 import { dataFacts, measureLatency, ResultMismatch, type DataFacts, type LatencyCase } from './measure.ts'
 import { checkTotals, COMPUTED_HISTORY_P50_MS, evaluateTargets, renderMarkdown, writeSection, type Commit, type Machine, type RunResult } from './report.ts'
+import { commitOf, machine, sameCheckout } from './checkout.ts'
 import { appDeps, openBenchDatabase, ROOT, simulatedFeeds, WAR_ID, type BenchDatabase, type DbKind } from './setup.ts'
 
 const started = performance.now()
@@ -160,54 +159,6 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   })
 }
 
-function machine(): Machine {
-  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8')
-  let os = 'Linux'
-  try {
-    const rel = readFileSync('/etc/os-release', 'utf8')
-    os = /^PRETTY_NAME="?([^"\n]+)"?/m.exec(rel)?.[1] ?? os
-  } catch {}
-  return {
-    cpu: /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? cpus()[0]?.model ?? 'unknown',
-    cores: cpus().length,
-    memGiB: totalmem() / 2 ** 30,
-    loadavg: loadavg(),
-    kernel: release(),
-    os,
-    bun: Bun.version,
-  }
-}
-
-/** The checkout measured: HEAD's short hash, and the paths `git status` shows changed (uncommitted or untracked). */
-function commitOf(): Commit {
-  const git = (...a: string[]) => {
-    const r = Bun.spawnSync(['git', ...a], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
-    if (r.exitCode !== 0) throw new Error(`git ${a.join(' ')}: ${r.stderr.toString().trim()}`)
-    return r.stdout.toString()
-  }
-  try {
-    const hash = git('rev-parse', '--short', 'HEAD').trim()
-    const changes = git('status', '--porcelain').split('\n').filter(Boolean).map((l) => l.trim())
-    return { hash, changes }
-  } catch (e) {
-    progress(`commit unknown: ${e}`)
-    return { hash: 'unknown', changes: [] }
-  }
-}
-
-/** The checkout at the start, with a note when HEAD or the changed paths moved during the run (others edit this checkout). */
-function sameCheckout(start: Commit, end: Commit): Commit {
-  const key = (c: Commit) => `${c.hash} ${[...c.changes].sort().join(',')}`
-  if (key(start) === key(end)) return start
-  const added = end.changes.filter((c) => !start.changes.includes(c))
-  return {
-    ...start,
-    movedDuringRun:
-      (start.hash !== end.hash ? `HEAD moved to ${end.hash}` : 'HEAD unchanged') +
-      (added.length ? `; changed during the run: ${added.slice(0, 8).join(', ')}${added.length > 8 ? ` and ${added.length - 8} more` : ''}` : ''),
-  }
-}
-
 // ------------------------------------------------------------------ the load routes
 
 /**
@@ -256,7 +207,7 @@ const DIVER_RANGES = ['24h', '7d', '30d', '90d', 'all']
 
 async function main() {
   // The checkout as the run starts (this process has loaded its code; the service process loads it later: compared at the end).
-  const commit = commitOf()
+  const commit = commitOf(progress)
   const m = machine()
   progress(`bench: ${dbKind} database, ${preset} scale ${JSON.stringify(scale)}; ${m.cpu}, ${m.cores} cores, load ${m.loadavg[0]!.toFixed(2)}`)
   await ensureWrk({ progress })
@@ -383,7 +334,7 @@ async function main() {
   }[dbKind]
   const result: RunResult = {
     key: `${dbKind}-${preset}`,
-    commit: sameCheckout(commit, commitOf()),
+    commit: sameCheckout(commit, commitOf(progress)),
     preset,
     dbKind,
     label: `${{ timescaledb: 'TimescaleDB', embedded: 'Embedded PGlite', url: 'Given database' }[dbKind]} (${info.edition}), ${preset} scale${preset === 'quick' ? ' (--quick smoke run: small data, short load runs; not comparable with the default scale)' : ''}`,

@@ -45,6 +45,10 @@ export const streamLimits = (c: { streamMaxClients: number; streamMaxPerAddress:
 
 /** Catch-up and broadcast read this many events per query. */
 const PAGE = 500
+/** Clients served before a fan-out or a heartbeat lets other work run. */
+const SLICE = 2000
+/** Events kept in memory for clients that resume from among them. */
+const RECENT = 2000
 
 export interface StreamRequest {
   /** The Last-Event-ID header (or query), when the client resumes. */
@@ -64,9 +68,13 @@ interface Client {
   lang?: Lang
   langKey: string
   controller: ReadableStreamDefaultController<Uint8Array>
+  /** The types as one key part ('' for all). */
+  typesKey: string
   /** Catching up from storage: broadcasts pass it by. */
   catchingUp: boolean
   closed: boolean
+  /** When something was last queued for it (a heartbeat goes only to clients sent nothing since the last). */
+  sentAt: number
 }
 
 const encoder = new TextEncoder()
@@ -94,6 +102,9 @@ export class EventHub {
   private pulling: Promise<void> | null = null
   private pullAgain = false
   private heartbeat: ReturnType<typeof setInterval> | null = null
+  private lastBeat = 0
+  /** The last RECENT events broadcast, oldest first. */
+  private readonly recent: LoggedEvent[] = []
   /** Events broadcast and clients closed for not reading (/metrics). */
   readonly counts = { sent: 0, slowClosed: 0, refused: 0 }
 
@@ -113,7 +124,7 @@ export class EventHub {
     this.started ??= (async () => {
       this.last = (await this.reads.bounds()).last
       this.versions.onBump(() => void this.pull())
-      this.heartbeat = setInterval(() => this.beat(), this.limits.heartbeatMs)
+      this.heartbeat = setInterval(() => void this.beat(), this.limits.heartbeatMs)
       this.heartbeat.unref?.()
     })().catch((err) => {
       this.started = null
@@ -147,7 +158,7 @@ export class EventHub {
         start: (controller) => {
           client = {
             address: req.address, types: req.types, lang: req.lang, langKey: langKey(req.lang), controller,
-            catchingUp: req.lastEventId !== undefined, closed: false,
+            typesKey: req.types ? [...req.types].sort().join(',') : '', catchingUp: req.lastEventId !== undefined, closed: false, sentAt: 0,
           }
         },
         cancel: () => this.drop(client),
@@ -173,9 +184,16 @@ export class EventHub {
       let cursor = from
       for (;;) {
         const target = this.last
+        // From memory when it holds everything after the cursor (and no language's texts are asked).
+        const first = this.recent[0]
+        if (!c.lang && first && first.id <= cursor + 1 && cursor < target) {
+          const text = this.recent.filter((e) => e.id > cursor && e.id <= target && (!c.types || c.types.has(e.type))).map(sseFrame).join('')
+          if (text) this.send(c, encoder.encode(text))
+          cursor = target
+        }
         while (cursor < target && !c.closed) {
           const rows = await this.reads.after({ afterId: cursor, upTo: target, types: c.types ? [...c.types] : undefined, lang: c.lang, limit: PAGE })
-          for (const e of rows) this.send(c, encoder.encode(sseFrame(e)))
+          if (rows.length) this.send(c, encoder.encode(rows.map(sseFrame).join('')))
           cursor = rows.length < PAGE ? target : rows[rows.length - 1]!.id
         }
         if (c.closed) return
@@ -218,31 +236,58 @@ export class EventHub {
     return this.pulling
   }
 
+  /**
+   * Fan a batch out: each client gets the batch's messages of its types and language as one
+   * chunk, built once per kind of client. The batch's end is recorded before the fan-out
+   * starts, and the fan-out yields to other work every SLICE clients: a client that goes
+   * live meanwhile has read this batch from storage, and one that was live gets it here.
+   */
   private async broadcast(rows: LoggedEvent[]): Promise<void> {
+    const lastId = rows[rows.length - 1]!.id
     // The texts of each language live clients asked for, read once per batch.
     const byLang = new Map<string, LoggedEvent[]>([['', rows]])
-    const needsTexts = rows.some((e) => e.data.orderId32 != null || e.data.dispatchId != null)
-    if (needsTexts) {
-      for (const c of this.clients) {
-        if (!c.lang || byLang.has(c.langKey)) continue
-        byLang.set(c.langKey, await this.reads.after({ afterId: this.last, upTo: rows[rows.length - 1]!.id, lang: c.lang, limit: rows.length }))
-      }
+    if (rows.some((e) => e.data.orderId32 != null || e.data.dispatchId != null)) {
+      const langs = new Map<string, Lang>()
+      for (const c of this.clients) if (c.lang && !langs.has(c.langKey)) langs.set(c.langKey, c.lang)
+      for (const [key, lang] of langs) byLang.set(key, await this.reads.after({ afterId: this.last, upTo: lastId, lang, limit: rows.length }))
     }
-    const frames = new Map<string, Uint8Array[]>()
-    for (const [key, events] of byLang) frames.set(key, events.map((e) => encoder.encode(sseFrame(e))))
-    for (const [i, e] of rows.entries()) {
-      for (const c of this.clients) {
-        if (c.catchingUp || (c.types && !c.types.has(e.type))) continue
-        this.send(c, (needsTexts && frames.get(c.langKey)?.[i]) || frames.get('')![i]!)
+    const frames = new Map<string, string[]>()
+    for (const [key, events] of byLang) frames.set(key, events.map(sseFrame))
+    this.remember(rows)
+    this.last = lastId
+    this.counts.sent += rows.length
+    const live = [...this.clients].filter((c) => !c.catchingUp)
+    const chunks = new Map<string, Uint8Array | null>()
+    for (let i = 0; i < live.length; i++) {
+      if (i > 0 && i % SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve))
+      const c = live[i]!
+      const key = `${c.langKey}|${c.typesKey}`
+      let chunk = chunks.get(key)
+      if (chunk === undefined) {
+        const own = frames.get(c.langKey) ?? frames.get('')!
+        const text = rows.flatMap((e, j) => (c.types && !c.types.has(e.type) ? [] : [own[j]!])).join('')
+        chunks.set(key, (chunk = text ? encoder.encode(text) : null))
       }
-      this.counts.sent++
+      if (chunk) this.send(c, chunk)
     }
-    this.last = rows[rows.length - 1]!.id
   }
 
-  private beat(): void {
+  /** The last events broadcast, for clients that resume from not long ago (no read needed). */
+  private remember(rows: LoggedEvent[]): void {
+    this.recent.push(...rows)
+    if (this.recent.length > RECENT) this.recent.splice(0, this.recent.length - RECENT)
+  }
+
+  /** A heartbeat to each client sent nothing since the last one, in slices like a broadcast. */
+  private async beat(): Promise<void> {
     const ping = encoder.encode(': heartbeat\n\n')
-    for (const c of this.clients) this.send(c, ping)
+    const since = this.lastBeat
+    this.lastBeat = performance.now()
+    const all = [...this.clients]
+    for (let i = 0; i < all.length; i++) {
+      if (i > 0 && i % SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve))
+      if (all[i]!.sentAt < since) this.send(all[i]!, ping)
+    }
   }
 
   /** Queue a chunk; a client that has not read its queue is closed (it resumes with its Last-Event-ID). */
@@ -255,6 +300,7 @@ export class EventHub {
     }
     try {
       c.controller.enqueue(chunk)
+      c.sentAt = performance.now()
     } catch {
       this.drop(c)
     }

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import type { GenStep, Scale } from './generate.ts'
 import type { Explained } from './explain.ts'
+import type { ImportResult } from './import.ts'
 import type { IngestResult } from './ingest.ts'
 import type { RouteThroughput, ThroughputResult } from './load.ts'
 import type { LatencyCase, ModeTiming, RouteCoverage } from './measure.ts'
@@ -61,6 +62,8 @@ export interface RunResult {
   throughput: ThroughputResult | null
   /** atStart: the bench process's JS heap before the ticks and after the full collection they start with; autovacuum workers busy then. */
   ingest: { fullStatus: IngestResult; playerCount: IngestResult; atStart?: { heapMb: number; heapAfterGcMb: number; autovacuumWorkers: number } } | null
+  /** npm run import of the generated sources (bench/import.ts); absent or null when not measured. */
+  imports?: ImportResult | null
   coldStarts: ColdStart[] | null
   idleRss: IdleRss | null
   targets: Target[]
@@ -82,6 +85,9 @@ export interface Target {
  * player-count tick was timed before issue 13.
  */
 export const BEFORE_ISSUE_13 = { fullStatusP50Ms: 4.46, playerCountP50Ms: null as number | null, rollupRefreshS: 23.3, peakRssMb: 120, idleEmbeddedRssMb: 330 }
+
+/** Issue 26: captures of full war status per second into TimescaleDB, judged on sources of this many captures. */
+export const IMPORT_BOUND = { capturesPerSecond: 200, captures: 3000 }
 
 /**
  * The routes the throughput phase loaded before issue 13 (bench/run.ts then): the peak RSS
@@ -129,7 +135,8 @@ export function checkTotals(routes: RouteThroughput[]) {
 
 /** Verdicts against the targets of issue 13, from the measured figures. */
 export function evaluateTargets(
-  r: Pick<RunResult, 'latency' | 'coverage' | 'throughput' | 'ingest' | 'coldStarts' | 'idleRss' | 'generation' | 'preset' | 'dbKind'>,
+  r: Pick<RunResult, 'latency' | 'coverage' | 'throughput' | 'ingest' | 'coldStarts' | 'idleRss' | 'generation' | 'preset' | 'dbKind'> &
+    Partial<Pick<RunResult, 'imports' | 'database'>>,
 ): Target[] {
   const out: Target[] = []
   // Issue 24's computed-history bound holds at the default scale, on a database server (not the in-memory PGlite).
@@ -266,6 +273,19 @@ export function evaluateTargets(
       measured: `p50 ${ms(pc)} ms`,
       verdict: b.playerCountP50Ms === null ? 'no baseline (first timed here)' : comparable ? verdict(pc <= 2 * b.playerCountP50Ms) : notComparable,
     })
+  }
+  if (r.imports) {
+    const im = r.imports
+    const comparable = im.captures === IMPORT_BOUND.captures && r.dbKind !== 'embedded' && r.database?.edition !== 'postgres'
+    for (const run of im.runs) {
+      out.push({
+        name: `npm run import of ${run.source === 'git' ? 'a git archive' : 'an NDJSON file'} of the default scale (captures of 261 planets) into TimescaleDB: ≥ ${IMPORT_BOUND.capturesPerSecond} captures/s`,
+        measured: `${run.capturesPerSecond.toFixed(0)} captures/s over ${n(run.captures)} captures (${n(run.rowsPerSecond)} rows/s, peak RSS ${run.peakRssMb.toFixed(0)} MB)`,
+        verdict: comparable
+          ? verdict(run.capturesPerSecond >= IMPORT_BOUND.capturesPerSecond)
+          : `not comparable (the bound holds for ${n(IMPORT_BOUND.captures)} captures into TimescaleDB; this run: ${n(im.captures)}, ${r.dbKind})`,
+      })
+    }
   }
   out.push({
     name: `rollup refresh of the generated history: ≤ before (${b.rollupRefreshS} s)`,
@@ -511,6 +531,25 @@ export function renderMarkdown(r: RunResult): string {
         '',
       )
     }
+  }
+
+  if (r.imports) {
+    const im = r.imports
+    L.push('### Import (`npm run import`, a process of its own, into an empty database)', '')
+    L.push(
+      `Sources generated from the simulated war (bench/import.ts, seed 1): ${n(im.captures)} captures 5 minutes apart, ${im.planets} planets each, written in ${im.generateS.toFixed(1)} s: ` +
+        'a git archive of the war status alone (one commit per capture, dated at it, as the git-scraping archives hold it) and an NDJSON file of whole captures ' +
+        `(status, summary, assignments, newsfeed; ${mb(im.ndjsonBytes)}). Each is imported into a scratch database of its own on the bench's server. ` +
+        "Captures/s and rows/s: the importer's own summary (reading, writing, and its rollup refresh at the end); peak RSS: the import process's VmHWM, /proc polled every 100 ms.",
+      '',
+    )
+    L.push('| Source | Captures | Imported | Seconds | Captures/s | Rows | Rows/s | Peak RSS |', '|---|---:|---:|---:|---:|---:|---:|---:|')
+    for (const x of im.runs) {
+      L.push(
+        `| ${x.source === 'git' ? 'git archive (status)' : 'NDJSON (whole captures)'} | ${n(x.captures)} | ${n(x.imported)} | ${(x.durationMs / 1000).toFixed(1)} | **${x.capturesPerSecond.toFixed(0)}** | ${n(x.rows)} | ${n(x.rowsPerSecond)} | ${x.peakRssMb.toFixed(0)} MB |`,
+      )
+    }
+    L.push('')
   }
 
   L.push('### Targets', '')

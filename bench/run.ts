@@ -26,6 +26,8 @@
  *     --other-duration S       seconds per load run of the other read routes (default 5)
  *     --threads N --connections N   wrk's (default 2 and 32); wrk is installed with apt-get when missing and possible
  *     --ticks N                timed ticks of each collector, full-status and player-count (default 25)
+ *     --import-captures N      captures of each generated import source, a git archive and an NDJSON
+ *                              file (bench/import.ts; default 3000, quick 300; 0: no import case)
  *     --idle-wait S            seconds the idle service on the embedded database waits before its RSS is read (default 20)
  *     --out FILE               report file (default BENCHMARKS.md); --no-write to only print
  *   Every option also reads BENCH_<NAME> from the environment (BENCH_YEARS=1, BENCH_DB_URL=...).
@@ -42,12 +44,13 @@ import { silentLogger } from '../src/log.ts'
 import { explainRequest, type Explained } from './explain.ts'
 import { analyze, generate, type Scale } from './generate.ts'
 import type { CheckSpec } from './check.ts'
+import { measureImport, type ImportResult } from './import.ts'
 import { measureIngest } from './ingest.ts'
 import { measureThroughput, stopProcess, type LoadRoute, type ServiceSpec } from './load.ts'
 import { measureColdStarts, measureIdleRss } from './startup.ts'
 import { ensureWrk } from './wrk.ts'
 import { dataFacts, measureLatency, ResultMismatch, type DataFacts, type LatencyCase } from './measure.ts'
-import { checkTotals, COMPUTED_HISTORY_P50_MS, evaluateTargets, renderMarkdown, writeSection, type Commit, type Machine, type RunResult } from './report.ts'
+import { checkTotals, COMPUTED_HISTORY_P50_MS, evaluateTargets, IMPORT_BOUND, renderMarkdown, writeSection, type Commit, type Machine, type RunResult } from './report.ts'
 import { commitOf, machine, sameCheckout } from './checkout.ts'
 import { appDeps, openBenchDatabase, ROOT, simulatedFeeds, WAR_ID, type BenchDatabase, type DbKind } from './setup.ts'
 
@@ -76,6 +79,7 @@ const { values: argv } = parseArgs({
     threads: { type: 'string' },
     connections: { type: 'string' },
     ticks: { type: 'string' },
+    'import-captures': { type: 'string' },
     out: { type: 'string' },
     'no-write': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
@@ -130,6 +134,7 @@ const idleWaitS = num('idle-wait', 20, 0)
 const threads = Math.round(num('threads', 2, 1))
 const connections = Math.round(num('connections', 32, 1))
 const ticks = Math.round(num('ticks', quick ? 20 : 25, 1))
+const importCaptures = Math.round(num('import-captures', quick ? 300 : IMPORT_BOUND.captures, 0))
 const outFile = opt('out') ?? join(ROOT, 'BENCHMARKS.md')
 const isDefaultScale = !quick && ['years', 'planet-days', 'summary-days', 'orders', 'dispatches'].every((k) => opt(k as keyof typeof argv) === undefined)
 const preset = quick ? 'quick' : isDefaultScale ? 'default' : 'custom'
@@ -286,6 +291,15 @@ async function main() {
     atStart,
   }
 
+  // The importer (npm run import) from a generated git archive and NDJSON file, each into a
+  // scratch database of its own on the same server (none on the in-memory PGlite).
+  let imports: ImportResult | null = null
+  if (importCaptures > 0 && bench.serverUrl) {
+    imports = await measureImport(bench.serverUrl, { captures: importCaptures, progress, track: (p) => children.add(p) })
+  } else if (importCaptures > 0) {
+    progress('import: not measured on the embedded database (a scratch database per source needs a server)')
+  }
+
   // Throughput of every read route, and the service's peak memory; the history routes with
   // the exactness check under load (ingest POSTs + compared samples).
   const service: ServiceSpec = {
@@ -351,6 +365,7 @@ async function main() {
     explains,
     throughput,
     ingest,
+    imports,
     coldStarts,
     idleRss,
     targets: [],

@@ -25,6 +25,8 @@ export interface BenchDatabase {
   url: string
   /** Pool size the service process should use (1 on the single-session embedded database). */
   servicePoolMax: number
+  /** The server the database is on, for scratch databases of its own (null: the embedded PGlite). */
+  serverUrl: string | null
   /** Stops/drops everything this module started or created. */
   close(): Promise<void>
 }
@@ -46,7 +48,7 @@ function withDatabaseName(url: string, name: string) {
 }
 
 /** A new database on the server of `serverUrl`; returns its URL and a drop function. */
-async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `gws_bench_${crypto.randomUUID().slice(0, 8)}`
   const admin = connect({ url: serverUrl, max: 1 })
   try {
@@ -80,6 +82,7 @@ export async function openBenchDatabase(kind: DbKind, givenUrl?: string): Promis
         db: { ...db, info },
         url: embedded.url,
         servicePoolMax: 1,
+        serverUrl: null,
         async close() {
           await db.close()
           await embedded.close()
@@ -90,20 +93,9 @@ export async function openBenchDatabase(kind: DbKind, givenUrl?: string): Promis
       throw err
     }
   }
-  let serverUrl = givenUrl
-  // An instance of this run's own: two runs at once (two checkouts) must not share one,
-  // since the first to finish stops it. A run killed hard leaves an orphan that the next
-  // start of any instance stops (its owner pid is gone).
-  const name = `bench-${process.pid}`
-  const testdbEnv = { TESTDB_NAME: name, TESTDB_OWNER_PID: String(process.pid) }
-  if (kind === 'timescaledb') {
-    log(`starting a TimescaleDB instance: TESTDB_NAME=${name} scripts/testdb.sh start`)
-    serverUrl = await run(['bash', 'scripts/testdb.sh', 'start'], testdbEnv)
-  }
-  if (!serverUrl) throw new Error('no database URL')
-  const stopServer = async () => {
-    if (kind === 'timescaledb') await run(['bash', 'scripts/testdb.sh', 'stop'], testdbEnv).catch((e) => log(`testdb stop failed: ${e}`))
-  }
+  const server = await startBenchServer(kind === 'timescaledb' ? undefined : givenUrl)
+  const serverUrl = server.url
+  const stopServer = () => server.stop()
   let scratch: Awaited<ReturnType<typeof scratchDatabase>> | undefined
   try {
     scratch = await scratchDatabase(serverUrl)
@@ -113,6 +105,7 @@ export async function openBenchDatabase(kind: DbKind, givenUrl?: string): Promis
       db,
       url: scratch.url,
       servicePoolMax: 10,
+      serverUrl,
       async close() {
         await db.close().catch((e) => log(`close failed: ${e}`))
         await scratch!.drop().catch((e) => log(`drop failed: ${e}`))
@@ -124,6 +117,22 @@ export async function openBenchDatabase(kind: DbKind, givenUrl?: string): Promis
     await stopServer()
     throw err
   }
+}
+
+/**
+ * The database server of a run: `givenUrl`, or else an own TimescaleDB instance
+ * (scripts/testdb.sh). An instance of this run's own: two runs at once (two checkouts)
+ * must not share one, since the first to finish stops it. A run killed hard leaves an
+ * orphan that the next start of any instance stops (its owner pid is gone).
+ */
+export async function startBenchServer(givenUrl?: string): Promise<{ url: string; stop(): Promise<void> }> {
+  if (givenUrl) return { url: givenUrl, stop: async () => {} }
+  const name = `bench-${process.pid}`
+  const testdbEnv = { TESTDB_NAME: name, TESTDB_OWNER_PID: String(process.pid) }
+  log(`starting a TimescaleDB instance: TESTDB_NAME=${name} scripts/testdb.sh start`)
+  const url = await run(['bash', 'scripts/testdb.sh', 'start'], testdbEnv)
+  if (!url) throw new Error('no database URL')
+  return { url, stop: () => run(['bash', 'scripts/testdb.sh', 'stop'], testdbEnv).then(() => {}, (e) => void log(`testdb stop failed: ${e}`)) }
 }
 
 /** The in-process app's dependencies; its log writes errors only, to stderr. */

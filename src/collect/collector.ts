@@ -50,6 +50,11 @@ export interface Collector<P = unknown, R = unknown> {
   /** The tick's capture time and rows; pure. */
   map(payload: P, ctx: { warId: number; now?: Date }): { capturedAt: Date; rows: R }
   write(tx: Tx, at: Date, tick: Tick<R>): Promise<WriteResult>
+  /**
+   * Several ticks in order, leaving what `write` one after the other would, in fewer
+   * statements (the importer's batches); one result per tick.
+   */
+  writeBatch?(tx: Tx, ticks: readonly { at: Date; tick: Tick<R> }[]): Promise<WriteResult[]>
   /** The dataset each count of `written` adds to: a count above 0 changes it (storage/changes.ts). */
   changes: Record<string, Dataset>
   /** Its feed has no war id and describes the upstream's current war: rows only go there. */

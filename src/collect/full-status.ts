@@ -7,10 +7,10 @@ import * as majorOrders from '../storage/major-orders.ts'
 import * as planetEffects from '../storage/planet-effects.ts'
 import * as planetStatus from '../storage/planet-status.ts'
 import * as texts from '../storage/texts.ts'
-import { claimFullStatus } from '../storage/ticks.ts'
+import { claimTicks, type Claim } from '../storage/ticks.ts'
 import * as warSummary from '../storage/war-summary.ts'
 import { COLLECTOR_FETCH, defineCollector, type WriteResult } from './collector.ts'
-import { fetchLanguages, textRows, type LanguagePayloads, type TextRows } from './languages.ts'
+import { fetchLanguages, textRows, type LanguagePayloads } from './languages.ts'
 
 /** Reward type 1 is medals. */
 const MEDALS = 1
@@ -104,6 +104,59 @@ export interface FullStatusPayload {
   primary: string
 }
 
+/** The rows of a full-status tick captured at `at`, as spooled and written. */
+function rowsOf({ status, summary, assignments, news, languages, primary }: FullStatusPayload, at: Date) {
+  const warTime = status.data.time
+  // The tick's time is the status's; each other part keeps its own fetch time (a part may
+  // come from the feed client's cache, up to its TTL older or newer than the status).
+  const partsFetchedAt = { summary: summary?.fetchedAt.toISOString(), assignments: assignments?.fetchedAt.toISOString(), newsfeed: news?.fetchedAt.toISOString() }
+  const orders = assignments?.data ?? []
+  const newsItems = news?.data ?? []
+  return {
+    warTime,
+    partsFetchedAt,
+    planets: status.data.planetStatus.map((p) => ({
+      planet_index: p.index, owner: p.owner, health: p.health, regen_per_second: p.regenPerSecond, players: p.players,
+    })),
+    campaigns: status.data.campaigns.map((c) => ({ campaign_id: c.id, planet_index: c.planetIndex, type: c.type, count: c.count })),
+    fight: fightOf(status.data, at),
+    effects: effectsOf(status.data),
+    // Null: the tick had no summary (an imported capture without one).
+    counters: summary ? warSummary.countersOf(summary.data.galaxy_stats, GALAXY_COUNTER_NAMES) : null,
+    orders: orders.map((a): majorOrders.OrderInput => {
+      const rewards = rewardsOf(a)
+      return {
+        order_id32: a.id32,
+        expires_in: a.expiresIn,
+        start_war_time: a.startTime ?? null,
+        setting_type: a.setting.type,
+        flags: a.setting.flags,
+        title: a.setting.overrideTitle,
+        briefing: a.setting.overrideBrief,
+        task_description: a.setting.taskDescription,
+        // The spec's {type, values, valueTypes}; fields the feed adds later are not stored.
+        tasks: a.setting.tasks.map(({ type, values, valueTypes }) => ({ type, values, valueTypes })),
+        rewards,
+        reward_medals: rewardMedals(rewards),
+        progress: a.progress,
+      }
+    }),
+    dispatches: newsItems.map((n): dispatches.DispatchInput => ({
+      dispatch_id: n.id,
+      published_war_time: n.published,
+      published_at: publishedAt(at, warTime, n.published),
+      type: n.type,
+      message: n.message ?? null,
+    })),
+    texts: textRows(primary, orders, newsItems, languages),
+  }
+}
+
+type MappedRows = ReturnType<typeof rowsOf>
+/** A full-status tick's rows; a tick spooled by an older version may lack the parts kept since. */
+export type FullStatusRows = Omit<MappedRows, Later> & Partial<Pick<MappedRows, Later>>
+type Later = 'partsFetchedAt' | 'fight' | 'effects' | 'texts'
+
 /**
  * One archival tick, in one transaction: a status row per planet, one war-summary row
  * (cumulative counters), every major order upserted with a progress row, and the
@@ -131,100 +184,140 @@ export const fullStatus = defineCollector({
     const languages = await fetchLanguages(ctx, news.data.map((n) => n.id))
     return { status, summary, assignments, news, languages, primary: up.languages[0]! }
   },
-  map({ status, summary, assignments, news, languages, primary }, { now }) {
-    const at = now ?? status.fetchedAt
-    const warTime = status.data.time
-    // The tick's time is the status's; each other part keeps its own fetch time (a part may
-    // come from the feed client's cache, up to its TTL older or newer than the status).
-    const partsFetchedAt = { summary: summary?.fetchedAt.toISOString(), assignments: assignments?.fetchedAt.toISOString(), newsfeed: news?.fetchedAt.toISOString() }
-    const orders = assignments?.data ?? []
-    const newsItems = news?.data ?? []
-    return {
-      capturedAt: at,
-      rows: {
-        warTime,
-        partsFetchedAt,
-        planets: status.data.planetStatus.map((p) => ({
-          planet_index: p.index, owner: p.owner, health: p.health, regen_per_second: p.regenPerSecond, players: p.players,
-        })),
-        campaigns: status.data.campaigns.map((c) => ({ campaign_id: c.id, planet_index: c.planetIndex, type: c.type, count: c.count })),
-        fight: fightOf(status.data, at),
-        effects: effectsOf(status.data),
-        // Null: the tick had no summary (an imported capture without one).
-        counters: summary ? warSummary.countersOf(summary.data.galaxy_stats, GALAXY_COUNTER_NAMES) : null,
-        orders: orders.map((a): majorOrders.OrderInput => {
-          const rewards = rewardsOf(a)
-          return {
-            order_id32: a.id32,
-            expires_in: a.expiresIn,
-            start_war_time: a.startTime ?? null,
-            setting_type: a.setting.type,
-            flags: a.setting.flags,
-            title: a.setting.overrideTitle,
-            briefing: a.setting.overrideBrief,
-            task_description: a.setting.taskDescription,
-            // The spec's {type, values, valueTypes}; fields the feed adds later are not stored.
-            tasks: a.setting.tasks.map(({ type, values, valueTypes }) => ({ type, values, valueTypes })),
-            rewards,
-            reward_medals: rewardMedals(rewards),
-            progress: a.progress,
-          }
-        }),
-        dispatches: newsItems.map((n): dispatches.DispatchInput => ({
-          dispatch_id: n.id,
-          published_war_time: n.published,
-          published_at: publishedAt(at, warTime, n.published),
-          type: n.type,
-          message: n.message ?? null,
-        })),
-        texts: textRows(primary, orders, newsItems, languages),
-      },
-    }
+  map(payload, { now }) {
+    const at = now ?? payload.status.fetchedAt
+    return { capturedAt: at, rows: rowsOf(payload, at) }
   },
-  async write(tx, at, { warId, rows }): Promise<WriteResult> {
-    if (!(await claimFullStatus(tx, at, warId, rows.warTime, rows.planets.length, rows.partsFetchedAt))) {
-      // Texts are keyed (item, language), so they are written even for a tick already
-      // stored: a language missing at that tick's first write comes in at a later one.
-      const localized = await writeTexts(tx, at, warId, rows)
-      return {
-        written: { planetStatus: 0, campaigns: 0, campaignHistory: 0, planetEvents: 0, planetAttacks: 0, jointOperations: 0, planetEffects: 0, warSummary: 0, majorOrders: 0, majorOrderProgress: 0, dispatches: 0, ...localized },
-        unchanged: { tick: 1 },
-      }
-    }
-    // Once claimed, no table's writes read another's: they go out together on the
-    // transaction's connection (postgres.js pipelines them; each table's statements stay
-    // in order), so the tick waits for one round trip per step of its longest table, not
-    // one per statement. A failure fails them all and the transaction rolls back.
-    const [planets, campaigns, fought, effects, summary, orders, news, localized] = await Promise.all([
-      planetStatus.insert(tx, at, warId, rows.planets),
-      planetStatus.replaceCampaigns(tx, at, warId, rows.campaigns),
-      // A tick spooled before the fight was kept has none.
-      fight.insert(tx, at, warId, rows.fight ?? fight.NO_FIGHT, rows.warTime),
-      // Likewise a tick spooled before the effects were kept.
-      planetEffects.insert(tx, at, warId, rows.effects ?? []),
-      rows.counters ? warSummary.insert(tx, at, warId, rows.warTime, rows.counters) : 0,
-      majorOrders.upsertWithProgress(tx, at, warId, rows.orders),
-      dispatches.insertNew(tx, at, warId, rows.dispatches),
-      writeTexts(tx, at, warId, rows),
-    ])
-    return {
-      written: { planetStatus: planets, campaigns, ...fought, planetEffects: effects, warSummary: summary, ...orders, dispatches: news, ...localized },
-      unchanged: { tick: 0, dispatches: rows.dispatches.length - news },
-    }
+  async write(tx, at, { warId, rows }) {
+    return (await writeTicks(tx, [{ at, warId, rows }]))[0]!
   },
+  writeBatch: (tx, ticks) => writeTicks(tx, ticks.map(({ at, tick }) => ({ at, warId: tick.warId, rows: tick.rows }))),
 })
 
+/** A tick as written: its capture time, war and rows. */
+interface TickRows {
+  at: Date
+  warId: number
+  rows: FullStatusRows
+}
+
+/** Claimed ticks of one war written together (groupsOf); `ks`: their positions among the ticks written. */
+interface Group {
+  warId: number
+  ks: number[]
+  /** The neighbours of the group's first tick, as the ticks written before it left them. */
+  around: planetStatus.Neighbours
+}
+
+const NOTHING = {
+  planetStatus: 0, campaigns: 0, campaignHistory: 0, planetEvents: 0, planetAttacks: 0, jointOperations: 0,
+  planetEffects: 0, warSummary: 0, majorOrders: 0, majorOrderProgress: 0, dispatches: 0,
+}
+
 /**
- * Every language's texts of a tick: the primary's from the tick's own rows, the others'
- * as fetched. A tick spooled before languages existed has no `texts`: its texts were
- * fetched with Accept-Language en-US.
+ * Ticks in order, each with what writing them one after the other would leave, in few
+ * statements and round trips:
+ * 1. the claims of every tick in one statement (storage/ticks.ts), sent together with
+ *    every tick's texts: texts are keyed (item, language), so they are written even for
+ *    a tick already stored (a language missing at that tick's first write comes in at a
+ *    later one);
+ * 2. the claimed ticks by group (groupsOf): each table's rows of a group in one
+ *    statement, which leaves what the ticks one after the other would (storage/*
+ *    insertTicks and the like). No table's writes read another's, so a group's
+ *    statements go out together on the transaction's connection (postgres.js pipelines
+ *    them).
+ * A failure fails them all and the transaction rolls back.
  */
-async function writeTexts(tx: Tx, at: Date, warId: number, rows: { orders: majorOrders.OrderInput[]; dispatches: dispatches.DispatchInput[]; texts?: TextRows }) {
-  const primary = rows.texts?.primary ?? 'en-US'
-  const orderTexts = rows.orders.map(({ order_id32, title, briefing, task_description }) => ({ order_id32, lang: primary, title, briefing, task_description }))
-  const dispatchTexts = rows.dispatches.flatMap(({ dispatch_id, message }) => (message === null ? [] : [{ dispatch_id, lang: primary, message }]))
-  return {
-    majorOrderTexts: await texts.upsertOrderTexts(tx, at, [...orderTexts, ...(rows.texts?.orders ?? [])]),
-    dispatchTexts: await texts.insertDispatchTexts(tx, at, warId, [...dispatchTexts, ...(rows.texts?.dispatches ?? [])]),
+async function writeTicks(tx: Tx, ticks: readonly TickRows[]): Promise<WriteResult[]> {
+  const texting = writeTexts(tx, ticks)
+  texting.catch(() => {}) // awaited below, after the claims
+  const claims = await claimTicks(tx, ticks.map(({ at, warId, rows }) => ({ warId, warTime: rows.warTime, at, planets: rows.planets.length, parts: rows.partsFetchedAt })))
+  const written: (typeof NOTHING)[] = ticks.map(() => NOTHING)
+  // A group's statements read what the groups before it wrote (a late tick's neighbours).
+  for (const group of groupsOf(ticks, claims)) {
+    const counts = await writeGroup(tx, group, group.ks.map((k) => ticks[k]!))
+    group.ks.forEach((k, i) => (written[k] = counts[i]!))
   }
+  const localized = await texting
+  return ticks.map(({ rows }, k): WriteResult =>
+    claims[k]!.claimed
+      ? { written: { ...written[k]!, ...localized[k]! }, unchanged: { tick: 0, dispatches: rows.dispatches.length - written[k]!.dispatches } }
+      : { written: { ...NOTHING, ...localized[k]! }, unchanged: { tick: 1 } },
+  )
+}
+
+/**
+ * The claimed ticks in groups written together, in order: a group is a run of ticks of
+ * one war, each later than the one before it and than every tick stored before it (the
+ * usual case: live, or an import in order); a tick written before a stored one (a late
+ * tick) is a group of its own. The neighbours of each tick are those the ticks before it
+ * left: the stored ones its claim found, and the claimed ones before it.
+ */
+function groupsOf(ticks: readonly TickRows[], claims: readonly Claim[]): Group[] {
+  const groups: Group[] = []
+  const claimed: { warId: number; at: number }[] = []
+  let last: { group: Group; at: number } | null = null
+  ticks.forEach(({ at, warId, rows }, k) => {
+    const claim = claims[k]!
+    if (!claim.claimed) return
+    const t = at.getTime()
+    let before = claim.before?.getTime() ?? null
+    let next = claim.next?.getTime() ?? null
+    for (const c of claimed) {
+      if (c.warId !== warId) continue
+      if (c.at < t && (before === null || c.at > before)) before = c.at
+      if (c.at > t && (next === null || c.at < next)) next = c.at
+    }
+    if (rows.planets.length) claimed.push({ warId, at: t })
+    if (last && last.group.warId === warId && last.group.around.next === null && next === null && t > last.at) {
+      last.group.ks.push(k)
+    } else {
+      const group = { warId, ks: [k], around: { before: before === null ? null : new Date(before), next: next === null ? null : new Date(next) } }
+      groups.push(group)
+      last = { group, at: t }
+    }
+    last!.at = t
+  })
+  return groups
+}
+
+/** The rows of one group of claimed ticks (groupsOf), per tick: each table's in one statement. */
+async function writeGroup(tx: Tx, { warId, around }: Group, ticks: readonly TickRows[]): Promise<(typeof NOTHING)[]> {
+  const [planets, campaigns, fought, effects, , orders, news] = await Promise.all([
+    planetStatus.insertTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, planets: rows.planets })), around),
+    planetStatus.replaceCampaignsOfTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, campaigns: rows.campaigns }))),
+    // A tick spooled before the fight was kept has none; likewise the effects.
+    fight.insertTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, warTime: rows.warTime, fight: rows.fight ?? fight.NO_FIGHT }))),
+    planetEffects.insertTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, effects: rows.effects ?? [] }))),
+    warSummary.insertTicks(tx, warId, ticks.flatMap(({ at, rows }) => (rows.counters ? [{ at, warTime: rows.warTime, counters: rows.counters }] : []))),
+    majorOrders.upsertTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, orders: rows.orders }))),
+    dispatches.insertNewOfTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, dispatches: rows.dispatches }))),
+  ])
+  return ticks.map(({ rows }, i) => ({
+    planetStatus: planets[i]!, campaigns: campaigns[i]!, ...fought[i]!, planetEffects: effects[i]!,
+    // A summary row per tick that has one (no conflict clause: stored, or the statement failed).
+    warSummary: rows.counters ? 1 : 0, ...orders[i]!, dispatches: news[i]!,
+  }))
+}
+
+/**
+ * Every language's texts of each tick: the primary's from the tick's own rows, the
+ * others' as fetched. A tick spooled before languages existed has no `texts`: its texts
+ * were fetched with Accept-Language en-US. The order texts of each tick in a statement of
+ * its own, in order (a text replaced only when it changed); the dispatch texts of every
+ * tick in one (a text stored at its first tick).
+ */
+async function writeTexts(tx: Tx, ticks: readonly TickRows[]): Promise<{ majorOrderTexts: number; dispatchTexts: number }[]> {
+  const of = ticks.map(({ rows }) => {
+    const primary = rows.texts?.primary ?? 'en-US'
+    return {
+      orders: [...rows.orders.map(({ order_id32, title, briefing, task_description }) => ({ order_id32, lang: primary, title, briefing, task_description })), ...(rows.texts?.orders ?? [])],
+      dispatches: [...rows.dispatches.flatMap(({ dispatch_id, message }) => (message === null ? [] : [{ dispatch_id, lang: primary, message }])), ...(rows.texts?.dispatches ?? [])],
+    }
+  })
+  const [dispatchTexts, ...orderTexts] = await Promise.all([
+    texts.insertDispatchTextsOfTicks(tx, ticks.map(({ at, warId }, k) => ({ at, warId, texts: of[k]!.dispatches }))),
+    ...ticks.map(({ at }, k) => texts.upsertOrderTexts(tx, at, of[k]!.orders)),
+  ])
+  return ticks.map((_, k) => ({ majorOrderTexts: orderTexts[k]!, dispatchTexts: dispatchTexts[k]! }))
 }

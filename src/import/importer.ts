@@ -3,9 +3,11 @@
  * and `write` (collect/full-status.ts, player-count.ts, war-info.ts), so an imported
  * capture leaves the rows a live collection at its time would have left.
  *
- * - Batches: up to `batchSize` captures per transaction, written in source order, each
- *   capture's collectors' writes pipelined on the transaction's connection. A batch commits
- *   or not; a kill loses at most the batch in flight.
+ * - Batches: up to `batchSize` captures per transaction, written in source order: each
+ *   collector writes the batch's ticks together (a few statements for the whole batch,
+ *   `writeBatch`, leaving what writing them one after the other would), the collectors'
+ *   writes pipelined on the transaction's connection. A batch commits or not; a kill loses
+ *   at most the batch in flight.
  * - Idempotent and resumable: every row is keyed as the live ticks are (full-status by war
  *   and war time, the upstream player count likewise, the rest by tick time). Before a batch
  *   is written, the captures it would add nothing with (their tick and player-count row are
@@ -22,7 +24,7 @@
  *   at the end (storage/rollups.ts), not per capture.
  */
 import { randomUUID } from 'node:crypto'
-import type { CollectorName, Tick } from '../collect/collector.ts'
+import type { CollectorName, Tick, WriteResult } from '../collect/collector.ts'
 import type { AnyCollector } from '../collect/index.ts'
 import { fullStatus } from '../collect/full-status.ts'
 import { playerCount } from '../collect/player-count.ts'
@@ -344,21 +346,50 @@ async function commit(sql: Sql, batch: Prepared[], signal: AbortSignal | undefin
     // holds them, a live tick is retried shortly; a batch waits for a live tick's write.
     const names = [...new Set(batch.flatMap((p) => p.ticks.map((t) => t.collector.name)))].sort()
     for (const name of names) await tx`SELECT pg_advisory_xact_lock(hashtext(${`collector:${name}`}))`
-    const out: [Prepared, Outcome][] = []
-    for (const p of batch) {
-      if (signal?.aborted) throw new Aborted()
-      out.push([p, await writeCapture(tx, p)])
-    }
-    await announce(tx, [...new Set(out.flatMap(([, o]) => o.changed))])
+    if (signal?.aborted) throw new Aborted()
+    const outcomes = await writeCaptures(tx, batch)
+    // Stopped while the batch was written: it rolls back.
+    if (signal?.aborted) throw new Aborted()
+    const out = batch.map((p, i): [Prepared, Outcome] => [p, outcomes[i]!])
+    await announce(tx, [...new Set(outcomes.flatMap((o) => o.changed))])
     return out
   })
   versions?.bump(new Set(result.flatMap(([, o]) => o.changed)))
   return result
 }
 
-/** One capture's ticks, written together (different tables: postgres.js pipelines them on the transaction). */
-async function writeCapture(tx: Tx, p: Prepared): Promise<Outcome> {
-  const results = await Promise.all(p.ticks.map(({ collector, tick }) => collector.write(tx, p.at, tick).then((r) => ({ collector, r }))))
+/**
+ * The ticks of a batch's captures, collector by collector: a collector that writes many
+ * ticks at once (writeBatch: few statements for the whole batch) gets all of its ticks in
+ * source order, the others get theirs one after the other. Collectors write tables of
+ * their own, so they go out together (postgres.js pipelines them on the transaction).
+ */
+async function writeCaptures(tx: Tx, batch: readonly Prepared[]): Promise<Outcome[]> {
+  const byCollector = new Map<AnyCollector, { i: number; j: number; tick: Tick }[]>()
+  batch.forEach((p, i) =>
+    p.ticks.forEach(({ collector, tick }, j) => {
+      const items = byCollector.get(collector) ?? byCollector.set(collector, []).get(collector)!
+      items.push({ i, j, tick })
+    }),
+  )
+  const results = batch.map((p) => new Array<WriteResult>(p.ticks.length))
+  await Promise.all(
+    [...byCollector].map(async ([collector, items]) => {
+      let written: WriteResult[]
+      if (collector.writeBatch) {
+        written = await collector.writeBatch(tx, items.map(({ i, tick }) => ({ at: batch[i]!.at, tick })))
+      } else {
+        written = []
+        for (const { i, tick } of items) written.push(await collector.write(tx, batch[i]!.at, tick))
+      }
+      items.forEach(({ i, j }, n) => (results[i]![j] = written[n]!))
+    }),
+  )
+  return batch.map((p, i) => outcomeOf(p.ticks.map(({ collector }, j) => ({ collector, r: results[i]![j]! }))))
+}
+
+/** What one capture's ticks wrote. */
+function outcomeOf(results: { collector: AnyCollector; r: WriteResult }[]): Outcome {
   const written: Record<string, number> = {}
   const changed = new Set<Dataset>()
   let added = false

@@ -13,6 +13,7 @@
 import { createReadStream, openSync, readSync, closeSync, statSync } from 'node:fs'
 import { isAbsolute, relative, resolve } from 'node:path'
 import { createGunzip } from 'node:zlib'
+import { isUtf8 } from 'node:buffer'
 import type { Readable } from 'node:stream'
 
 /** The upstream feeds a capture may hold, by the names of the NDJSON format. */
@@ -271,6 +272,7 @@ class ByteReader {
 // ------------------------------------------------------------------ NDJSON
 
 const GZIP_MAGIC = [0x1f, 0x8b]
+const EMPTY = Buffer.alloc(0)
 
 /** An NDJSON file of captures, plain or gzip (told by its first two bytes, whatever its name). */
 export async function ndjsonSource(file: string): Promise<CaptureSource> {
@@ -318,7 +320,7 @@ export async function ndjsonSource(file: string): Promise<CaptureSource> {
       const failed = new Promise<never>((_, reject) => raw!.once('error', reject))
       failed.catch(() => {})
       let lineNo = 0
-      let rest: Buffer = Buffer.alloc(0)
+      let rest: Buffer = EMPTY
       const it = stream[Symbol.asyncIterator]()
       try {
         for (;;) {
@@ -331,17 +333,19 @@ export async function ndjsonSource(file: string): Promise<CaptureSource> {
           }
           if (chunk.done) break
           produced += chunk.value.length
-          let buf = rest.length ? Buffer.concat([rest, chunk.value]) : chunk.value
+          const buf = chunk.value
           let start = 0
           for (let nl = buf.indexOf(10, start); nl >= 0; nl = buf.indexOf(10, start)) {
             lineNo++
-            consumed += nl + 1 - start
-            const item = ndjsonLine(lineNo, buf.subarray(start, nl))
+            // Only a line begun in the chunk before is copied together.
+            const line = rest.length ? Buffer.concat([rest, buf.subarray(start, nl)]) : buf.subarray(start, nl)
+            consumed += line.length + 1
+            rest = EMPTY
+            const item = ndjsonLine(lineNo, line)
             if (item) yield item
             start = nl + 1
           }
-          rest = Buffer.from(buf.subarray(start))
-          buf = rest
+          if (start < buf.length) rest = rest.length ? Buffer.concat([rest, buf.subarray(start)]) : buf.subarray(start)
         }
         consumed = produced
         if (rest.length) {
@@ -371,14 +375,22 @@ function gzipTrailerSize(path: string, size: number): number {
 
 /** One line of the file: a capture, an error, or nothing (a blank line). */
 export function ndjsonLine(lineNo: number, bytes: Uint8Array): SourceItem | null {
-  const text = new TextDecoder().decode(bytes).trim()
-  if (!text) return null
   const ref = `line ${lineNo}`
   let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (err) {
-    return { ref, error: `malformed JSON (${errorText(err)})` }
+  // Parsed from the bytes when they hold one JSON value (no string of the line is made);
+  // anything else (a blank line, broken JSON, bytes that are not UTF-8) as text, which
+  // says what is wrong.
+  const parsed = isUtf8(bytes) ? Bun.JSONL.parseChunk(bytes) : null
+  if (parsed && parsed.done && parsed.values.length === 1) {
+    value = parsed.values[0]
+  } else {
+    const text = new TextDecoder().decode(bytes).trim()
+    if (!text) return null
+    try {
+      value = JSON.parse(text)
+    } catch (err) {
+      return { ref, error: `malformed JSON (${errorText(err)})` }
+    }
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ref, error: 'not a JSON object' }
   const line = value as Record<string, unknown>

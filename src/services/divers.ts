@@ -5,7 +5,7 @@
  */
 import type { Dataset } from '../storage/changes.ts'
 import type { Store } from '../storage/index.ts'
-import type { DiverSource } from '../storage/player-counts.ts'
+import type { DiverSource, SeriesChoice } from '../storage/player-counts.ts'
 import { PLAYER_COUNT_ROLLUPS, timeBucket } from '../storage/rollups.ts'
 
 /** Span of each fixed range, in seconds. */
@@ -69,7 +69,11 @@ export function windowOf(range: DiverRange, to: Date, [api, pcstore]: FirstRows)
   return { source, from: timeBucket(bucketSeconds, windowStart), bucketSeconds }
 }
 
-/** The first row of the answer's series: what its coverage is measured from (not part of the body). */
+/**
+ * The first row of the answer's series: what its coverage is measured from (not part of the
+ * body). For a fixed range, its first raw row instead when that is at or before the window
+ * start (the coverage is 1 either way).
+ */
 export const SERIES_START = Symbol('seriesStart')
 
 export type DiverHistory = Awaited<ReturnType<DiverHistoryService['history']>>
@@ -82,7 +86,7 @@ export class DiverHistoryService {
 
   /** The first row of each series (api, pcstore), kept per data version. */
   private firstRows(): FirstRows | Promise<FirstRows> {
-    return this.kept.value('divers/first-rows', ['player-counts'], () => Promise.all([this.q.firstRowAt('api'), this.q.firstRowAt('pcstore')]))
+    return this.kept.value('divers/first-rows', ['player-counts'], () => this.q.firstRowsAt())
   }
 
   /**
@@ -107,49 +111,43 @@ export class DiverHistoryService {
   /**
    * Which series serves a fixed range. Short ranges: api whenever it has a row in the
    * window; long ranges: api when it covers the window start (its first bucket). Otherwise
-   * pcstore when it has a row in the window, else api. Both series are asked at once: one
-   * round trip whichever answers.
+   * pcstore when it has a row in the window, else api. Asked in the statement that reads
+   * the history: one round trip whichever answers.
    */
-  private async sourceForWindow(range: DiverRange, from: Date, widthS: number, to: Date): Promise<DiverSource> {
-    const q = this.q
-    const [api, pcstore] = await Promise.all([
-      SHORT_RANGES.includes(range) ? q.hasRowIn('api', from, to) : q.hasRowAtOrBefore('api', new Date(from.getTime() + widthS * 1000)),
-      q.hasRowIn('pcstore', from, to),
-    ])
-    return api || !pcstore ? 'api' : 'pcstore'
+  private seriesFor(range: DiverRange, from: Date, widthS: number, to: Date): SeriesChoice {
+    const inWindow = { from, to }
+    return {
+      candidates: [
+        { source: 'api', has: SHORT_RANGES.includes(range) ? inWindow : { atOrBefore: new Date(from.getTime() + widthS * 1000) } },
+        { source: 'pcstore', has: inWindow },
+      ],
+      otherwise: 'api',
+    }
   }
 
-  /** The diver history of `range` as of `to`, from the stored rows. */
+  /**
+   * The diver history of `range` as of `to`, from the stored rows. A fixed range: one
+   * statement (its series, figures and first row). `all`: the first rows (kept per data
+   * version; the window's key reads them too), then one statement.
+   */
   async history(range: DiverRange, to: Date) {
-    const q = this.q
-    // A fixed range's window needs no data: its series and the first rows are asked at once.
-    const fixed = range === 'all' ? null : windowOf(range, to, [null, null])
-    const [firstRows, fixedSource] = await Promise.all([this.firstRows(), fixed && this.sourceForWindow(range, fixed.from, fixed.bucketSeconds, to)])
-    const { from, bucketSeconds, source: allSource } = fixed ?? windowOf(range, to, firstRows)
-    const source = fixedSource ?? allSource!
+    // A fixed range's window needs no data; `all` starts at the first row of the series that started first.
+    const firstRows = range === 'all' ? await this.firstRows() : null
+    const { from, bucketSeconds, source: allSource } = windowOf(range, to, firstRows ?? [null, null])
     const level = rollupLevelFor(bucketSeconds)
-    const [rows, current] = await Promise.all([q.buckets(source, level, bucketSeconds, from, to), q.latestValue(source)])
-    let stats = { current, peak: null as { value: number; at: Date } | null, low: null as { value: number; at: Date } | null, avg: null as number | null }
-    if (rows.length > 0) {
-      let max = -Infinity, min = Infinity, sum = 0, n = 0
-      for (const r of rows) {
-        max = Math.max(max, r.max)
-        min = Math.min(min, r.min)
-        sum += r.sum
-        n += r.n
-      }
-      const [maxAt, minAt] = await Promise.all([q.firstTimeOf(source, 'max', max, level, from, to), q.firstTimeOf(source, 'min', min, level, from, to)])
-      stats = { current, peak: maxAt ? { value: max, at: maxAt } : null, low: minAt ? { value: min, at: minAt } : null, avg: Math.round(sum / n) }
-    }
-    const seriesStart = source === 'api' ? firstRows[0] : firstRows[1]
+    const figures = allSource
+      ? await this.q.diverHistory({ source: allSource }, level, bucketSeconds, from, to)
+      : await this.q.diverHistory(this.seriesFor(range, from, bucketSeconds, to), level, bucketSeconds, from, to, { seriesStart: true })
+    const { source, points, current, peak, low, avg } = figures
+    const seriesStart = firstRows ? firstRows[source === 'api' ? 0 : 1] : figures.seriesStart
     return {
       range,
       source,
       bucketSeconds,
       from,
       to,
-      points: rows.map((r) => ({ t: r.t, v: r.v })),
-      stats,
+      points,
+      stats: { current, peak, low, avg },
       coverage: coverageOf(seriesStart, from, to),
       [SERIES_START]: seriesStart,
     }

@@ -60,14 +60,33 @@ export interface DispatchInput {
 
 /** The dispatches of one tick not stored yet. */
 export async function insertNew(tx: Tx, at: Date, warId: number, dispatches: DispatchInput[]): Promise<number> {
-  if (!dispatches.length) return 0
-  const r = await tx`
-    INSERT INTO dispatches (war_id, dispatch_id, published_war_time, published_at, type, message, first_seen_at)
-    SELECT ${warId}, r.dispatch_id, r.published_war_time, r.published_at, r.type, r.message, ${at}
-    FROM jsonb_to_recordset(${JSON.stringify(dispatches)}::text::jsonb) AS r(
-      dispatch_id bigint, published_war_time bigint, published_at timestamptz, type integer, message text)
-    ON CONFLICT (war_id, dispatch_id) DO NOTHING`
-  return r.count
+  const [n] = await insertNewOfTicks(tx, warId, [{ at, dispatches }])
+  return n!
+}
+
+/**
+ * The dispatches of ticks of one war, in order, not stored yet (a dispatch is stored at
+ * the first tick that lists it), in one statement. Returns the dispatches written per tick.
+ */
+export async function insertNewOfTicks(tx: Tx, warId: number, ticks: readonly { at: Date; dispatches: DispatchInput[] }[]): Promise<number[]> {
+  // Of a dispatch listed by several ticks only the first can be written: the others are
+  // not sent (a newsfeed lists the same dispatches tick after tick).
+  const seen = new Set<number>()
+  const rows = ticks.flatMap((t, k) => t.dispatches.flatMap((d) => (seen.has(d.dispatch_id) ? [] : (seen.add(d.dispatch_id), [{ k: k + 1, ...d }]))))
+  if (!rows.length) return ticks.map(() => 0)
+  const column = <K extends keyof (typeof rows)[number]>(key: K) => rows.map((r) => r[key])
+  const inserted = await tx<{ at: Date; n: number }[]>`
+    WITH ins AS (
+      INSERT INTO dispatches (war_id, dispatch_id, published_war_time, published_at, type, message, first_seen_at)
+      SELECT ${warId}, dispatch_id, published_war_time, published_at, type, message, (${ticks.map((t) => t.at.toISOString())}::timestamptz[])[k]
+      FROM unnest(${column('k')}::int[], ${column('dispatch_id')}::bigint[], ${column('published_war_time')}::bigint[],
+                  ${column('published_at')}::timestamptz[], ${column('type')}::int[], ${column('message')}::text[])
+        AS r(k, dispatch_id, published_war_time, published_at, type, message)
+      ON CONFLICT (war_id, dispatch_id) DO NOTHING
+      RETURNING first_seen_at)
+    SELECT first_seen_at AS at, count(*)::int AS n FROM ins GROUP BY first_seen_at`
+  const byAt = new Map(inserted.map((r) => [r.at.getTime(), r.n]))
+  return ticks.map((t) => byAt.get(t.at.getTime()) ?? 0)
 }
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */

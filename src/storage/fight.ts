@@ -5,7 +5,7 @@
  */
 import { t, type Static } from 'elysia'
 import type { Sql, Tx } from '../db/connect.ts'
-import { Int, Nullable, selectRow, Timestamp } from './model.ts'
+import { Int, Nullable, repeats, rowAffectedTwice, selectRow, Timestamp } from './model.ts'
 
 export const CampaignRow = t.Object(
   {
@@ -72,63 +72,105 @@ export interface FightInput {
 
 export const NO_FIGHT: FightInput = { campaigns: [], events: [], attacks: [], jointOperations: [] }
 
+/** The fight of one tick as written: its time and its status war time. */
+export interface FightTick {
+  at: Date
+  warTime: number | null
+  fight: FightInput
+}
+
+/** Rows written per table, as the full-status collector counts them. */
+export interface FightCounts {
+  campaignHistory: number
+  planetEvents: number
+  planetAttacks: number
+  jointOperations: number
+}
+
+/** The rows of one tick and its spans (insertTicks). `warTime`: the tick's status war time. */
+export async function insert(tx: Tx, at: Date, warId: number, f: FightInput, warTime: number | null = null): Promise<FightCounts> {
+  const [counts] = await insertTicks(tx, warId, [{ at, warTime, fight: f }])
+  return counts!
+}
+
 /**
- * The rows of one tick, each table in one statement, and the spans of its events and
- * campaigns (sql/0014_fight_spans.sql) moved to include it; a tick already stored adds
- * nothing. `warTime`: the tick's status war time.
+ * The fight of ticks of one war, oldest first, each later than the one before, in one
+ * statement: each table's rows (a row already stored adds nothing), and the spans of their
+ * events and campaigns (sql/0014_fight_spans.sql) moved to include them, each span once
+ * with what the ticks, one after the other, would have left: its first and last sighting,
+ * the state at its latest one, its first at zero health; a campaign's planet and type as
+ * first inserted. Returns the rows per tick.
  */
-export async function insert(tx: Tx, at: Date, warId: number, f: FightInput, warTime: number | null = null) {
-  // One multi-row INSERT per table (postgres.js's row helper), each row stamped with the tick.
-  const rowsOf = (table: string, rows: object[]) => {
-    if (!rows.length) return null
-    const stamped = rows.map((r) => ({ captured_at: at, war_id: warId, ...r })) as Record<string, number | string | number[] | Date | null>[]
-    return tx`INSERT INTO ${tx(table)} ${tx(stamped)} ON CONFLICT DO NOTHING`
-  }
-  const [campaigns, events, attacks, jointOperations] = await Promise.all([
-    rowsOf('campaign_snapshots', f.campaigns),
-    rowsOf('planet_event_snapshots', f.events),
-    rowsOf('planet_attack_snapshots', f.attacks),
-    rowsOf('joint_operation_snapshots', f.jointOperations),
-    spanEvents(tx, at, warId, f.events, warTime),
-    spanCampaigns(tx, at, warId, f.campaigns),
-  ])
-  return {
-    campaignHistory: campaigns?.count ?? 0,
-    planetEvents: events?.count ?? 0,
-    planetAttacks: attacks?.count ?? 0,
-    jointOperations: jointOperations?.count ?? 0,
-  }
-}
-
-/** The events' spans include tick `at`: first and last sighting, and the state at the last one (whichever order ticks come in). */
-function spanEvents(tx: Tx, at: Date, warId: number, events: FightInput['events'], warTime: number | null) {
-  if (!events.length) return null
-  const rows = events.map((e) => ({
-    war_id: warId, event_id: e.event_id, planet_index: e.planet_index, event_type: e.event_type, race: e.race, campaign_id: e.campaign_id,
-    max_health: e.max_health, first_seen_at: at, last_seen_at: at, last_health: e.health, last_war_time: warTime,
-    expire_war_time: e.expire_war_time, expires_at: e.expires_at, zero_at: e.health <= 0 ? at : null,
-  }))
-  // (The row helper needs the bare table name after INSERT INTO: no alias.)
-  const s = tx`planet_event_spans`
-  const latest = (column: string) => tx`${tx(column)} = CASE WHEN excluded.last_seen_at >= ${s}.last_seen_at THEN excluded.${tx(column)} ELSE ${s}.${tx(column)} END`
-  return tx`
-    INSERT INTO planet_event_spans ${tx(rows)}
-    ON CONFLICT (war_id, event_id) DO UPDATE SET
-      ${latest('last_health')}, ${latest('last_war_time')}, ${latest('expire_war_time')}, ${latest('expires_at')},
-      ${latest('planet_index')}, ${latest('race')}, ${latest('campaign_id')}, ${latest('max_health')}, ${latest('event_type')},
-      first_seen_at = least(${s}.first_seen_at, excluded.first_seen_at),
-      last_seen_at = greatest(${s}.last_seen_at, excluded.last_seen_at),
-      zero_at = least(${s}.zero_at, excluded.zero_at)`
-}
-
-function spanCampaigns(tx: Tx, at: Date, warId: number, campaigns: FightInput['campaigns']) {
-  if (!campaigns.length) return null
-  const rows = campaigns.map((c) => ({ war_id: warId, campaign_id: c.campaign_id, planet_index: c.planet_index, type: c.type, first_seen_at: at, last_seen_at: at }))
-  return tx`
-    INSERT INTO campaign_spans ${tx(rows)}
-    ON CONFLICT (war_id, campaign_id) DO UPDATE SET
-      first_seen_at = least(campaign_spans.first_seen_at, excluded.first_seen_at),
-      last_seen_at = greatest(campaign_spans.last_seen_at, excluded.last_seen_at)`
+export async function insertTicks(tx: Tx, warId: number, ticks: readonly FightTick[]): Promise<FightCounts[]> {
+  if (!ticks.length) return []
+  // Spans are upserted once per key here; a tick that lists an event or a campaign twice
+  // fails as its own upsert would.
+  if (ticks.some((t) => repeats(t.fight.events.map((e) => e.event_id)) || repeats(t.fight.campaigns.map((c) => c.campaign_id)))) throw rowAffectedTwice()
+  const of = <R extends object>(rows: (t: FightTick) => R[]) => JSON.stringify(ticks.flatMap((t, k) => rows(t).map((r) => ({ k, at: t.at, war_time: t.warTime, ...r }))))
+  const rows = await tx<{ count: keyof FightCounts; k: number; n: number }[]>`
+    WITH c AS (
+      SELECT * FROM jsonb_to_recordset(${of((t) => t.fight.campaigns)}::text::jsonb) AS c(
+        k integer, at timestamptz, campaign_id bigint, planet_index integer, type integer, count integer, race integer)
+    ), e AS (
+      SELECT * FROM jsonb_to_recordset(${of((t) => t.fight.events)}::text::jsonb) AS e(
+        k integer, at timestamptz, war_time bigint, event_id bigint, planet_index integer, event_type integer, race integer, health bigint,
+        max_health bigint, start_war_time bigint, expire_war_time bigint, starts_at timestamptz, expires_at timestamptz, campaign_id bigint,
+        joint_operation_ids bigint[])
+    ), campaign_rows AS (
+      INSERT INTO campaign_snapshots (captured_at, war_id, campaign_id, planet_index, type, count, race)
+      SELECT at, ${warId}, campaign_id, planet_index, type, count, race FROM c
+      ON CONFLICT DO NOTHING RETURNING captured_at
+    ), event_rows AS (
+      INSERT INTO planet_event_snapshots (captured_at, war_id, event_id, planet_index, event_type, race, health, max_health, start_war_time,
+        expire_war_time, starts_at, expires_at, campaign_id, joint_operation_ids)
+      SELECT at, ${warId}, event_id, planet_index, event_type, race, health, max_health, start_war_time, expire_war_time, starts_at, expires_at,
+             campaign_id, joint_operation_ids FROM e
+      ON CONFLICT DO NOTHING RETURNING captured_at
+    ), attack_rows AS (
+      INSERT INTO planet_attack_snapshots (captured_at, war_id, source_index, target_index, lanes)
+      SELECT a.at, ${warId}, a.source_index, a.target_index, a.lanes
+      FROM jsonb_to_recordset(${of((t) => t.fight.attacks)}::text::jsonb) AS a(k integer, at timestamptz, source_index integer, target_index integer, lanes integer)
+      ON CONFLICT DO NOTHING RETURNING captured_at
+    ), operation_rows AS (
+      INSERT INTO joint_operation_snapshots (captured_at, war_id, operation_id, planet_index, hq_node_index)
+      SELECT j.at, ${warId}, j.operation_id, j.planet_index, j.hq_node_index
+      FROM jsonb_to_recordset(${of((t) => t.fight.jointOperations)}::text::jsonb) AS j(k integer, at timestamptz, operation_id bigint, planet_index integer, hq_node_index integer)
+      ON CONFLICT DO NOTHING RETURNING captured_at
+    ), event_spans AS (
+      INSERT INTO planet_event_spans AS s (war_id, event_id, planet_index, event_type, race, campaign_id, max_health, first_seen_at, last_seen_at,
+        last_health, last_war_time, expire_war_time, expires_at, zero_at)
+      SELECT DISTINCT ON (event_id) ${warId}, event_id, planet_index, event_type, race, campaign_id, max_health,
+             min(at) OVER w, max(at) OVER w, health, war_time, expire_war_time, expires_at, min(at) FILTER (WHERE health <= 0) OVER w
+      FROM e WINDOW w AS (PARTITION BY event_id) ORDER BY event_id, k DESC
+      ON CONFLICT (war_id, event_id) DO UPDATE SET
+        last_health = CASE WHEN excluded.last_seen_at >= s.last_seen_at THEN excluded.last_health ELSE s.last_health END,
+        last_war_time = CASE WHEN excluded.last_seen_at >= s.last_seen_at THEN excluded.last_war_time ELSE s.last_war_time END,
+        expire_war_time = CASE WHEN excluded.last_seen_at >= s.last_seen_at THEN excluded.expire_war_time ELSE s.expire_war_time END,
+        expires_at = CASE WHEN excluded.last_seen_at >= s.last_seen_at THEN excluded.expires_at ELSE s.expires_at END,
+        planet_index = CASE WHEN excluded.last_seen_at >= s.last_seen_at THEN excluded.planet_index ELSE s.planet_index END,
+        race = CASE WHEN excluded.last_seen_at >= s.last_seen_at THEN excluded.race ELSE s.race END,
+        campaign_id = CASE WHEN excluded.last_seen_at >= s.last_seen_at THEN excluded.campaign_id ELSE s.campaign_id END,
+        max_health = CASE WHEN excluded.last_seen_at >= s.last_seen_at THEN excluded.max_health ELSE s.max_health END,
+        event_type = CASE WHEN excluded.last_seen_at >= s.last_seen_at THEN excluded.event_type ELSE s.event_type END,
+        first_seen_at = least(s.first_seen_at, excluded.first_seen_at),
+        last_seen_at = greatest(s.last_seen_at, excluded.last_seen_at),
+        zero_at = least(s.zero_at, excluded.zero_at)
+    ), campaign_spans AS (
+      INSERT INTO campaign_spans AS s (war_id, campaign_id, planet_index, type, first_seen_at, last_seen_at)
+      SELECT DISTINCT ON (campaign_id) ${warId}, campaign_id, planet_index, type, min(at) OVER w, max(at) OVER w
+      FROM c WINDOW w AS (PARTITION BY campaign_id) ORDER BY campaign_id, k
+      ON CONFLICT (war_id, campaign_id) DO UPDATE SET
+        first_seen_at = least(s.first_seen_at, excluded.first_seen_at),
+        last_seen_at = greatest(s.last_seen_at, excluded.last_seen_at)
+    )
+    SELECT 'campaignHistory' AS count, captured_at AS at, count(*)::int AS n FROM campaign_rows GROUP BY captured_at
+    UNION ALL SELECT 'planetEvents', captured_at, count(*)::int FROM event_rows GROUP BY captured_at
+    UNION ALL SELECT 'planetAttacks', captured_at, count(*)::int FROM attack_rows GROUP BY captured_at
+    UNION ALL SELECT 'jointOperations', captured_at, count(*)::int FROM operation_rows GROUP BY captured_at`
+  const out = ticks.map((): FightCounts => ({ campaignHistory: 0, planetEvents: 0, planetAttacks: 0, jointOperations: 0 }))
+  const byAt = new Map(ticks.map((t, k) => [t.at.getTime(), k]))
+  for (const r of rows as unknown as { count: keyof FightCounts; at: Date; n: number }[]) out[byAt.get(r.at.getTime())!]![r.count] = r.n
+  return out
 }
 
 /** A campaign at a tick, with the first tick that showed it. */

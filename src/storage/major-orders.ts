@@ -1,7 +1,7 @@
 /** major_orders (one row per order, upserted at every sighting) and major_order_progress (one row per order per tick). */
 import { t, type Static } from 'elysia'
 import type { Sql, Tx } from '../db/connect.ts'
-import { Nullable, selectRow, Timestamp } from './model.ts'
+import { Nullable, repeats, rowAffectedTwice, selectRow, Timestamp } from './model.ts'
 import { pageWithTotal, withinRange, type Slice, type PageOf, type TimeRange } from './query.ts'
 import { localizedColumn, LocalizedText, type Lang } from './texts.ts'
 
@@ -226,46 +226,81 @@ export interface OrderInput {
 }
 
 /**
- * Every order of one tick, upserted (last sighting, time left, texts), plus its progress
- * row. A sighting older than the stored one (a replayed tick) only adds its progress row.
+ * Every task of an order done at a progress snapshot (`r.tasks`, `r.progress`): the rule
+ * of sql/0008 (mo_tasks_done equal to the number of progress slots, at least one),
+ * written out inline as states() does, since a call of those SQL functions is planned
+ * anew every time.
  */
+const allTasksDone = (tx: Tx) => tx`(
+  jsonb_array_length(r.progress) > 0 AND NOT EXISTS (
+    SELECT 1
+    FROM jsonb_array_elements_text(r.progress) WITH ORDINALITY AS e(v, i)
+    CROSS JOIN LATERAL (SELECT r.tasks -> (e.i - 1)::int AS task) x
+    LEFT JOIN LATERAL (
+      SELECT (x.task -> 'values' ->> (vt.i - 1)::int)::numeric AS target
+      FROM jsonb_array_elements_text(coalesce(x.task -> 'valueTypes', '[]')) WITH ORDINALITY AS vt(code, i)
+      WHERE vt.code = '3' ORDER BY vt.i LIMIT 1
+    ) g ON true
+    WHERE NOT coalesce(CASE WHEN coalesce(g.target, 0) > 0 THEN e.v::numeric >= g.target ELSE e.v::numeric <> 0 END, false)))`
+
+/** Every order of one tick, upserted, plus its progress row (upsertTicks). */
 export async function upsertWithProgress(tx: Tx, at: Date, warId: number, orders: OrderInput[]) {
-  // No order at this tick (none running, or an imported capture without assignments): no statement.
-  if (!orders.length) return { majorOrders: 0, majorOrderProgress: 0 }
-  const json = JSON.stringify(orders)
-  // The three statements go out together (pipelined) and run in this order: the
-  // completion update sees the orders the upsert wrote.
-  const [upserted, progress] = await Promise.all([
-    tx`
-    INSERT INTO major_orders (order_id32, war_id, first_seen_at, last_seen_at, expires_in_last_seen, start_war_time,
-      setting_type, flags, title, briefing, task_description, tasks, rewards, reward_medals)
-    SELECT r.order_id32, ${warId}, ${at}, ${at}, r.expires_in, r.start_war_time, r.setting_type, r.flags, r.title,
-           r.briefing, r.task_description, r.tasks, r.rewards, r.reward_medals
-    FROM jsonb_to_recordset(${json}::text::jsonb) AS r(
-      order_id32 bigint, expires_in integer, start_war_time bigint, setting_type integer, flags integer, title text,
-      briefing text, task_description text, tasks jsonb, rewards jsonb, reward_medals integer)
-    ON CONFLICT (order_id32) DO UPDATE SET
-      last_seen_at = greatest(major_orders.last_seen_at, excluded.last_seen_at),
-      first_seen_at = least(major_orders.first_seen_at, excluded.first_seen_at),
-      expires_in_last_seen = CASE WHEN excluded.last_seen_at >= major_orders.last_seen_at
-                                  THEN excluded.expires_in_last_seen ELSE major_orders.expires_in_last_seen END,
-      start_war_time = coalesce(excluded.start_war_time, major_orders.start_war_time), setting_type = excluded.setting_type,
-      flags = excluded.flags, title = excluded.title, briefing = excluded.briefing,
-      task_description = excluded.task_description, tasks = excluded.tasks, rewards = excluded.rewards,
-      reward_medals = excluded.reward_medals`,
-    tx`
-    INSERT INTO major_order_progress (captured_at, order_id32, war_id, progress)
-    SELECT ${at}, r.order_id32, ${warId}, r.progress
-    FROM jsonb_to_recordset(${json}::text::jsonb) AS r(order_id32 bigint, progress jsonb)
-    ON CONFLICT DO NOTHING`,
-    // The first snapshot with every task done (rule in sql/0008); a replayed older tick can move it earlier.
-    tx`
-    UPDATE major_orders o SET completed_at = ${at}
-    FROM jsonb_to_recordset(${json}::text::jsonb) AS r(order_id32 bigint, progress jsonb)
-    WHERE o.order_id32 = r.order_id32 AND (o.completed_at IS NULL OR o.completed_at > ${at})
-      AND jsonb_array_length(r.progress) > 0 AND mo_tasks_done(o.tasks, r.progress) = jsonb_array_length(r.progress)`,
-  ])
-  return { majorOrders: upserted.count, majorOrderProgress: progress.count }
+  const [counts] = await upsertTicks(tx, warId, [{ at, orders }])
+  return counts!
+}
+
+/**
+ * The orders of ticks of one war, oldest first, each later than the one before, with a
+ * progress row each, in one statement. Each order is upserted once with what its
+ * sightings, one after the other, would have left: first and last sighting, the time
+ * left and the texts of its latest (a sighting older than the stored one changes
+ * neither), its start time when one was given, and its completion, the first snapshot
+ * with every task done (an older tick can move it earlier). Returns the rows per tick.
+ */
+export async function upsertTicks(tx: Tx, warId: number, ticks: readonly { at: Date; orders: OrderInput[] }[]) {
+  const counts = ticks.map(({ orders }) => ({ majorOrders: orders.length, majorOrderProgress: 0 }))
+  // No order at these ticks (none running, or imported captures without assignments): no statement.
+  if (!ticks.some((t) => t.orders.length)) return counts
+  // An order upserted once for all the ticks: a tick listing one twice fails as its own upsert would.
+  if (ticks.some((t) => repeats(t.orders.map((o) => o.order_id32)))) throw rowAffectedTwice()
+  const json = JSON.stringify(ticks.flatMap((t, k) => t.orders.map((o) => ({ k, at: t.at, ...o }))))
+  const progress = await tx<{ at: Date; n: number }[]>`
+    WITH r AS (
+      SELECT r.*, ${allTasksDone(tx)} AS done
+      FROM jsonb_to_recordset(${json}::text::jsonb) AS r(
+        k integer, at timestamptz, order_id32 bigint, expires_in integer, start_war_time bigint, setting_type integer, flags integer,
+        title text, briefing text, task_description text, tasks jsonb, rewards jsonb, reward_medals integer, progress jsonb)
+    ), o AS (
+      SELECT DISTINCT ON (order_id32) order_id32, expires_in, setting_type, flags, title, briefing, task_description, tasks, rewards, reward_medals,
+             min(at) OVER w AS first_seen_at, max(at) OVER w AS last_seen_at, min(at) FILTER (WHERE done) OVER w AS completed_at,
+             first_value(start_war_time) OVER (PARTITION BY order_id32 ORDER BY start_war_time IS NULL, k DESC) AS start_war_time
+      FROM r WINDOW w AS (PARTITION BY order_id32)
+      ORDER BY order_id32, k DESC
+    ), upserted AS (
+      INSERT INTO major_orders (order_id32, war_id, first_seen_at, last_seen_at, expires_in_last_seen, start_war_time,
+        setting_type, flags, title, briefing, task_description, tasks, rewards, reward_medals, completed_at)
+      SELECT order_id32, ${warId}, first_seen_at, last_seen_at, expires_in, start_war_time, setting_type, flags, title,
+             briefing, task_description, tasks, rewards, reward_medals, completed_at
+      FROM o
+      ON CONFLICT (order_id32) DO UPDATE SET
+        last_seen_at = greatest(major_orders.last_seen_at, excluded.last_seen_at),
+        first_seen_at = least(major_orders.first_seen_at, excluded.first_seen_at),
+        expires_in_last_seen = CASE WHEN excluded.last_seen_at >= major_orders.last_seen_at
+                                    THEN excluded.expires_in_last_seen ELSE major_orders.expires_in_last_seen END,
+        start_war_time = coalesce(excluded.start_war_time, major_orders.start_war_time), setting_type = excluded.setting_type,
+        flags = excluded.flags, title = excluded.title, briefing = excluded.briefing,
+        task_description = excluded.task_description, tasks = excluded.tasks, rewards = excluded.rewards,
+        reward_medals = excluded.reward_medals, completed_at = least(major_orders.completed_at, excluded.completed_at)
+    ), progress AS (
+      INSERT INTO major_order_progress (captured_at, order_id32, war_id, progress)
+      SELECT at, order_id32, ${warId}, progress FROM r ORDER BY k
+      ON CONFLICT DO NOTHING
+      RETURNING captured_at
+    )
+    SELECT captured_at AS at, count(*)::int AS n FROM progress GROUP BY captured_at`
+  const byAt = new Map(ticks.map((t, k) => [t.at.getTime(), k]))
+  for (const p of progress) counts[byAt.get(p.at.getTime())!]!.majorOrderProgress = p.n
+  return counts
 }
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */

@@ -6,7 +6,7 @@
  */
 import type { TObject, TSchema } from '@sinclair/typebox'
 import { t, type Static } from 'elysia'
-import type { Fragment, Sql } from '../db/connect.ts'
+import type { Fragment, Sql, Tx } from '../db/connect.ts'
 
 /** A time: a Date in the service, an ISO-8601 string (UTC, milliseconds) in JSON and OpenAPI. */
 export const Timestamp = (description?: string) =>
@@ -32,3 +32,43 @@ export function selectRow<M extends TObject>(sql: Sql, model: M, from: { [K in k
     return sql`${i ? sql`,` : sql``} ${source} AS ${sql(key)}`
   })
 }
+
+/**
+ * Rows sent as one JSON parameter and read back typed by their table's own columns
+ * (jsonb_populate_recordset): one statement text for any number of rows (its plan is
+ * kept), no limit on rows per statement, and no column type written out again here.
+ */
+export function jsonRows(sql: Sql | Tx, table: string, rows: readonly object[]): Fragment {
+  return sql`jsonb_populate_recordset(NULL::${sql(table)}, ${JSON.stringify(rows)}::text::jsonb)`
+}
+
+/**
+ * `a, b, c` as identifiers. (postgres.js's helper for a list of names guesses from the
+ * SQL before it whether it is a column list or rows: in a longer statement it can guess
+ * wrong.)
+ */
+export const names = (sql: Sql | Tx, list: readonly string[]): Fragment => sql`${list.map((n, i) => sql`${i ? sql`,` : sql``}${sql(n)}`)}`
+
+/** `INSERT INTO table (columns) SELECT columns FROM` the rows (jsonRows); the columns are the rows' keys, the same in every row. */
+export function insertRows(sql: Sql | Tx, table: string, rows: readonly object[]): Fragment {
+  const columns = names(sql, Object.keys(rows[0] ?? {}))
+  return sql`INSERT INTO ${sql(table)} (${columns}) SELECT ${columns} FROM ${jsonRows(sql, table, rows)}`
+}
+
+/** Whether a key is listed twice. */
+export const repeats = (keys: readonly unknown[]): boolean => new Set(keys).size !== keys.length
+
+/**
+ * PostgreSQL's error for an upsert that meets the same row twice, for a write that
+ * upserts the rows of several ticks once per key and must fail where one tick's own
+ * upsert would (a tick listing a key twice).
+ */
+export const rowAffectedTwice = (): Error =>
+  Object.assign(new Error('ON CONFLICT DO UPDATE command cannot affect row a second time'), { code: '21000' })
+
+/**
+ * Numbers (or nulls) as one array parameter, in PostgreSQL's array syntax, for a column
+ * of many rows (`${numbers(xs)}::int[]`): built here in one pass, where postgres.js
+ * serializes an array element by element.
+ */
+export const numbers = (values: readonly (number | null)[]): string => `{${values.map((v) => (v === null ? 'NULL' : String(v))).join(',')}}`

@@ -5,6 +5,7 @@
  * reads the latest tick's (services/planets.ts).
  */
 import type { Sql, Tx } from '../db/connect.ts'
+import { insertRows } from './model.ts'
 
 /** One effect on one planet at a tick, as the collector maps it. */
 export interface PlanetEffectInput {
@@ -25,11 +26,15 @@ export interface EffectsAtTick {
   effects: PlanetEffectRow[]
 }
 
-/** The rows of one tick in one statement; a tick already stored, or an effect listed twice, adds nothing. */
-export async function insert(tx: Tx, at: Date, warId: number, rows: PlanetEffectInput[]): Promise<number> {
-  if (!rows.length) return 0
-  const stamped = rows.map(({ planet_index, effect_id }) => ({ captured_at: at, war_id: warId, planet_index, effect_id }))
-  return (await tx`INSERT INTO planet_effect_snapshots ${tx(stamped)} ON CONFLICT DO NOTHING`).count
+/** The effects of ticks of one war, oldest first, in one statement; a tick already stored, or an effect listed twice, adds nothing. Returns the rows per tick. */
+export async function insertTicks(tx: Tx, warId: number, ticks: readonly { at: Date; effects: PlanetEffectInput[] }[]): Promise<number[]> {
+  const rows = ticks.flatMap((t) => t.effects.map(({ planet_index, effect_id }) => ({ captured_at: t.at, war_id: warId, planet_index, effect_id })))
+  if (!rows.length) return ticks.map(() => 0)
+  const counts = await tx<{ at: Date; n: number }[]>`
+    WITH ins AS (${insertRows(tx, 'planet_effect_snapshots', rows)} ON CONFLICT DO NOTHING RETURNING captured_at)
+    SELECT captured_at AS at, count(*)::int AS n FROM ins GROUP BY captured_at`
+  const byAt = new Map(counts.map((c) => [c.at.getTime(), c.n]))
+  return ticks.map((t) => byAt.get(t.at.getTime()) ?? 0)
 }
 
 /**

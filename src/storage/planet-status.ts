@@ -1,9 +1,9 @@
 /** planet_status_snapshots (one row per planet per full-status tick) and its hourly rollup. */
 import { t, type Static } from 'elysia'
 import type { Sql, Tx } from '../db/connect.ts'
-import { selectRow, Timestamp } from './model.ts'
+import { numbers, selectRow, Timestamp } from './model.ts'
 import type { PageOf, Slice, TimeRange } from './query.ts'
-import { invalidateRollups } from './rollups.ts'
+import { invalidation } from './rollups.ts'
 import { timePage, windowEdges } from './time-pages.ts'
 
 const Int = (description: string) => t.Integer({ description })
@@ -132,22 +132,96 @@ export interface PlanetStatusInput {
   players: number
 }
 
-/** Every planet's status at one tick; the hourly rollup serves the tick's hour live until its next refresh. */
+/** The planets of one tick. */
+export interface PlanetTick {
+  at: Date
+  planets: PlanetStatusInput[]
+}
+
+/** The war's ticks with planet rows just before and after the ticks written (null: none). */
+export interface Neighbours {
+  before: Date | null
+  next: Date | null
+}
+
+/**
+ * Every planet's status at one tick, and its owner changes; the tick's neighbours are
+ * looked up in the ticks table. (The full-status collector writes through insertTicks,
+ * with the neighbours its claim found.)
+ */
 export async function insert(tx: Tx, at: Date, warId: number, planets: PlanetStatusInput[]): Promise<number> {
-  const json = JSON.stringify(planets)
-  // Sent together (pipelined, run in this order): none needs another's answer here.
-  const [r, , next, before] = await Promise.all([
-    tx`
+  const [before, next] = planets.length ? await Promise.all([tickBefore(tx, at, warId), tickAfter(tx, at, warId)]) : [null, null]
+  const [n] = await insertTicks(tx, warId, [{ at, planets }], { before, next })
+  return n!
+}
+
+/**
+ * The planet rows of ticks of one war, oldest first, and their owner changes
+ * (sql/0008): each planet row against the planet's row before it. Either every tick is
+ * later than every stored one (`next` null: the usual case, live or an import in order),
+ * or there is one tick, written late (`next`: the stored tick after it).
+ * - In order: one statement inserts the rows and compares each with the planet's row
+ *   before it among these ticks and the rows of the stored tick `before`
+ *   (planet_owners_at, sql/0017: its plan is kept); a planet without one there (the war's
+ *   first tick, a planet new to the feed) is looked up further back by a second
+ *   statement, sent only then.
+ * - Late: the rows, then planet_owner_changes_rebuild over [at, next], which also moves
+ *   the event of each planet's next tick.
+ * The hourly rollup serves the ticks' hours live until its next refresh. Returns the rows
+ * written per tick.
+ */
+export async function insertTicks(tx: Tx, warId: number, ticks: readonly PlanetTick[], around: Neighbours): Promise<number[]> {
+  if (!ticks.length) return []
+  // One array per column (the server reads arrays faster than the same rows as JSON), each
+  // row with the position (from 1) of its tick in the array of the ticks' times.
+  const column = (value: (p: PlanetStatusInput, k: number) => number) => numbers(ticks.flatMap((t, k) => t.planets.map((p) => value(p, k + 1))))
+  const from = new Date(Math.min(...ticks.map((t) => t.at.getTime())))
+  const late = around.next !== null
+  if (late && ticks.length > 1) throw new Error('planet status: ticks written before a stored one go one at a time')
+  const owners = late
+    ? tx``
+    : tx`, seq AS (
+        SELECT x.*, lag(x.owner) OVER (PARTITION BY x.planet_index ORDER BY x.at) AS prev
+        FROM (
+          SELECT planet_index, owner, at, true AS own FROM r
+          UNION ALL
+          SELECT planet_index, owner, ${around.before}::timestamptz, false FROM planet_owners_at(${warId}, ${around.before})
+        ) x
+      ), changed AS (
+        INSERT INTO planet_owner_changes (captured_at, war_id, planet_index, from_owner, to_owner)
+        SELECT at, ${warId}, planet_index, prev, owner FROM seq WHERE own AND prev <> owner
+        ON CONFLICT DO NOTHING
+      )`
+  const written = tx<{ missing: { planet_index: number; owner: number; at: string }[] | null }[]>`
+    WITH r AS (
+      SELECT (${ticks.map((t) => t.at.toISOString())}::timestamptz[])[k] AS at, planet_index, owner, health, regen_per_second, players
+      FROM unnest(${column((_, k) => k)}::int[], ${column((p) => p.planet_index)}::int[], ${column((p) => p.owner)}::smallint[],
+                  ${column((p) => p.health)}::bigint[], ${column((p) => p.regen_per_second)}::float8[], ${column((p) => p.players)}::int[])
+             AS r(k, planet_index, owner, health, regen_per_second, players)
+    ), ins AS (
       INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players)
-      SELECT ${at}, ${warId}, r.planet_index, r.owner, r.health, r.regen_per_second, r.players
-      FROM jsonb_to_recordset(${json}::text::jsonb) AS r(
-        planet_index integer, owner smallint, health bigint, regen_per_second double precision, players integer)`,
-    invalidateRollups(tx, 'planet_status_snapshots', at),
-    planets.length ? tickAfter(tx, at, warId) : null,
-    planets.length ? tickBefore(tx, at, warId) : null,
-  ])
-  if (planets.length) await recordOwnerChanges(tx, at, warId, json, next, before)
-  return r.count
+      SELECT at, ${warId}, planet_index, owner, health, regen_per_second, players FROM r
+    )${owners}
+    SELECT
+      ${late ? tx`NULL::json` : tx`(SELECT json_agg(json_build_object('planet_index', planet_index, 'owner', owner, 'at', at)) FROM seq WHERE own AND prev IS NULL)`} AS missing,
+      ${invalidation(tx, 'planet_status_snapshots', from)} AS invalidated`
+  // Sent behind the rows, before anything is awaited: it reads them.
+  const rebuilt = late ? tx`SELECT planet_owner_changes_rebuild(${warId}, ${from}, ${around.next})` : null
+  const [[result]] = await Promise.all([written, rebuilt])
+  if (result?.missing?.length) {
+    await tx`
+      INSERT INTO planet_owner_changes (captured_at, war_id, planet_index, from_owner, to_owner)
+      SELECT m.at, ${warId}, m.planet_index, b.owner, m.owner
+      FROM jsonb_to_recordset(${JSON.stringify(result.missing)}::text::jsonb) AS m(planet_index integer, owner smallint, at timestamptz)
+      CROSS JOIN LATERAL (
+        SELECT owner FROM planet_status_snapshots
+        WHERE war_id = ${warId} AND planet_index = m.planet_index AND captured_at < m.at
+        ORDER BY captured_at DESC LIMIT 1) b
+      WHERE b.owner <> m.owner
+      ON CONFLICT DO NOTHING`
+  }
+  // Every row is inserted (no conflict clause: a row stored already fails the statement).
+  return ticks.map((t) => t.planets.length)
 }
 
 /*
@@ -168,46 +242,6 @@ async function tickAfter(tx: Tx, at: Date, warId: number): Promise<Date | null> 
   return row?.t ?? null
 }
 
-/**
- * The owner changes of the tick at `at` (its planets as `json`) against each planet's row
- * before it (sql/0008):
- * - the newest tick (the usual case) compares with the rows of the war's previous tick
- *   (`before`) in one join: nothing lies between them, and both times are values, so
- *   only their chunks are planned;
- * - a planet without a row there (the war's first tick, a planet new to the feed) is
- *   looked up further back, by a second statement sent only then;
- * - a tick written late also moves the event of each planet's next tick, through
- *   planet_owner_changes_rebuild.
- */
-async function recordOwnerChanges(tx: Tx, at: Date, warId: number, json: string, next: Date | null, before: Date | null): Promise<void> {
-  if (next) {
-    await tx`SELECT planet_owner_changes_rebuild(${warId}, ${at}, ${next})`
-    return
-  }
-  const missing = await tx<{ planet_index: number; owner: number }[]>`
-    WITH tick AS (
-      SELECT r.planet_index, r.owner, p.owner AS prev
-      FROM jsonb_to_recordset(${json}::text::jsonb) AS r(planet_index integer, owner smallint)
-      LEFT JOIN planet_status_snapshots p ON p.war_id = ${warId} AND p.planet_index = r.planet_index AND p.captured_at = ${before}
-    ), changed AS (
-      INSERT INTO planet_owner_changes (captured_at, war_id, planet_index, from_owner, to_owner)
-      SELECT ${at}, ${warId}, planet_index, prev, owner FROM tick WHERE prev <> owner
-      ON CONFLICT DO NOTHING
-    )
-    SELECT planet_index, owner FROM tick WHERE prev IS NULL`
-  if (!missing.length) return
-  await tx`
-    INSERT INTO planet_owner_changes (captured_at, war_id, planet_index, from_owner, to_owner)
-    SELECT ${at}, ${warId}, m.planet_index, b.owner, m.owner
-    FROM jsonb_to_recordset(${JSON.stringify(missing)}::text::jsonb) AS m(planet_index integer, owner smallint)
-    CROSS JOIN LATERAL (
-      SELECT owner FROM planet_status_snapshots
-      WHERE war_id = ${warId} AND planet_index = m.planet_index AND captured_at < ${at}
-      ORDER BY captured_at DESC LIMIT 1) b
-    WHERE b.owner <> m.owner
-    ON CONFLICT DO NOTHING`
-}
-
 export interface CampaignInput {
   campaign_id: number
   planet_index: number
@@ -215,17 +249,44 @@ export interface CampaignInput {
   count: number
 }
 
-/** The campaigns of the war at a tick, replacing those of an older tick (a replayed older tick changes nothing). */
+/** The campaigns of the war at a tick, replacing those of an older tick (replaceCampaignsOfTicks). */
 export async function replaceCampaigns(tx: Tx, at: Date, warId: number, campaigns: CampaignInput[]): Promise<number> {
-  const [newer] = await tx`SELECT 1 FROM campaigns WHERE war_id = ${warId} AND updated_at > ${at} LIMIT 1`
-  if (newer) return 0
-  await tx`DELETE FROM campaigns WHERE war_id = ${warId}`
-  const r = await tx`
-    INSERT INTO campaigns (war_id, campaign_id, planet_index, type, count, updated_at)
-    SELECT ${warId}, r.campaign_id, r.planet_index, r.type, r.count, ${at}
-    FROM jsonb_to_recordset(${JSON.stringify(campaigns)}::text::jsonb) AS r(campaign_id bigint, planet_index integer, type integer, count integer)
-    ON CONFLICT DO NOTHING`
-  return r.count
+  const [n] = await replaceCampaignsOfTicks(tx, warId, [{ at, campaigns }])
+  return n!
+}
+
+/**
+ * The campaigns of the war at ticks of one war, oldest first, each later than the one
+ * before: as if each tick replaced those of an older tick in turn (a tick older than the
+ * stored campaigns changes nothing), in one statement: the latest tick's campaigns
+ * upserted (a campaign listed twice: its first), the war's others deleted. Returns the
+ * campaigns each tick wrote.
+ */
+export async function replaceCampaignsOfTicks(tx: Tx, warId: number, ticks: readonly { at: Date; campaigns: CampaignInput[] }[]): Promise<number[]> {
+  if (!ticks.length) return []
+  const last = ticks[ticks.length - 1]!
+  const json = JSON.stringify(last.campaigns.map((c, i) => ({ i, campaign_id: c.campaign_id, planet_index: c.planet_index, type: c.type, count: c.count })))
+  const [row] = await tx<{ stored: Date | null }[]>`
+    WITH r AS (
+      SELECT DISTINCT ON (campaign_id) * FROM jsonb_to_recordset(${json}::text::jsonb) AS r(i integer, campaign_id bigint, planet_index integer, type integer, count integer)
+      ORDER BY campaign_id, i
+    ), stored AS (
+      SELECT max(updated_at) AS at FROM campaigns WHERE war_id = ${warId}
+    ), newer AS (
+      SELECT coalesce((SELECT at FROM stored) > ${last.at}, false) AS found
+    ), gone AS (
+      DELETE FROM campaigns
+      WHERE war_id = ${warId} AND NOT (SELECT found FROM newer) AND campaign_id NOT IN (SELECT campaign_id FROM r)
+    ), up AS (
+      INSERT INTO campaigns (war_id, campaign_id, planet_index, type, count, updated_at)
+      SELECT ${warId}, campaign_id, planet_index, type, count, ${last.at} FROM r WHERE NOT (SELECT found FROM newer)
+      ON CONFLICT (war_id, campaign_id) DO UPDATE
+        SET planet_index = excluded.planet_index, type = excluded.type, count = excluded.count, updated_at = excluded.updated_at
+    )
+    SELECT at AS stored FROM stored`
+  // A tick replaces the war's campaigns unless they are newer than it; once one has, every later one does.
+  const stored = row?.stored?.getTime() ?? null
+  return ticks.map(({ at, campaigns }) => (stored === null || stored <= at.getTime() ? new Set(campaigns.map((c) => c.campaign_id)).size : 0))
 }
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */

@@ -6,7 +6,7 @@
  *   pcstore  = source 'pcstore'  (pcstore/console/total counts, about every 10 min).
  */
 import { t, type Static } from 'elysia'
-import type { Queryable, Sql, Tx } from '../db/connect.ts'
+import type { Fragment, Queryable, Sql, Tx } from '../db/connect.ts'
 import { Nullable, selectRow, Timestamp } from './model.ts'
 import type { PageOf, Slice, TimeRange } from './query.ts'
 import { invalidateRollups, PLAYER_COUNT_ROLLUPS } from './rollups.ts'
@@ -67,48 +67,209 @@ const rawValue = (sql: Sql, s: DiverSource) => (s === 'api' ? sql`api_total_play
 // buckets. The questions below ask both: without retention the rollup's answer is implied
 // by the raw one (a bucket exists only where rows do), so nothing changes; with it, the
 // rollup answers for the dropped past, to the precision of its 5-minute buckets.
+//
+// Each rollup name is a union view whose live tail is a function over the raw rows
+// (sql/0004) or a real-time continuous aggregate (Community): every mention of one that
+// runs costs a query of its own on the server, so a statement below reads a level once.
+// And every mention of the raw table is planned over each of its chunks that constants in
+// the statement do not rule out: bounds known beforehand are given as constants.
 
-/** Time of the first row of a series (the start of its first 5-minute bucket when that is older than every raw row), null when it has none. */
-async function firstRowAt(sql: Sql, s: DiverSource): Promise<Date | null> {
+/** The rows of one series (of the diver game), as a WHERE condition: a new fragment per call. */
+type SeriesWhere = () => Fragment
+
+/**
+ * Time of the first row of the series (the start of its first 5-minute bucket when that is
+ * older than every raw row), null when it has none, given `raw`, the time of its first raw
+ * row (an expression).
+ */
+function firstRowOf(sql: Sql, where: SeriesWhere, raw: () => Fragment): Fragment {
   // The rollup is asked only for buckets older than the raw first row's (there are some
   // only after retention): ordering its whole union view by bucket would sort every bucket.
-  const [row] = await sql<{ at: Date | null }[]>`
-    WITH raw AS (SELECT captured_at AS at FROM player_count_snapshots WHERE ${series(sql, s)} ORDER BY captured_at LIMIT 1)
-    SELECT CASE WHEN (SELECT at FROM raw) IS NULL
-                THEN (SELECT min(bucket) FROM player_count_5m WHERE ${series(sql, s)})
-                ELSE coalesce(
-                  (SELECT min(bucket) FROM player_count_5m
-                   WHERE ${series(sql, s)} AND bucket < time_bucket(interval '5 minutes', (SELECT at FROM raw))),
-                  (SELECT at FROM raw))
-           END AS at`
-  return row?.at ?? null
+  return sql`CASE WHEN ${raw()} IS NULL THEN (SELECT min(bucket) FROM player_count_5m WHERE ${where()})
+    ELSE coalesce(
+      (SELECT min(bucket) FROM player_count_5m WHERE ${where()} AND bucket < time_bucket(interval '5 minutes', ${raw()})),
+      ${raw()})
+    END`
 }
 
-/** Whether the series has a row at or before `at` (or a whole 5-minute bucket before it). */
-async function hasRowAtOrBefore(sql: Sql, s: DiverSource, at: Date): Promise<boolean> {
-  const rows = await sql`
-    SELECT 1 FROM player_count_snapshots WHERE ${series(sql, s)} AND captured_at <= ${at}
+/**
+ * Time of the first row of each series (firstRowOf), in one statement. Both series are
+ * rows of one query, so the rollup's live tail is computed once (its function scan is
+ * rewound for the second series, not run again).
+ */
+async function firstRowsAt(sql: Sql): Promise<[api: Date | null, pcstore: Date | null]> {
+  const rows = await sql<{ source: string; at: Date | null }[]>`
+    WITH r AS MATERIALIZED (
+      SELECT x.source,
+             (SELECT captured_at FROM player_count_snapshots WHERE game_name = ${DIVER_GAME} AND source = x.source ORDER BY captured_at LIMIT 1) AS raw
+      FROM (VALUES (${DB_SOURCE.api}::text), (${DB_SOURCE.pcstore}::text)) AS x(source))
+    SELECT r.source, ${firstRowOf(sql, () => sql`game_name = ${DIVER_GAME} AND source = r.source`, () => sql`r.raw`)} AS at FROM r`
+  const at = (s: DiverSource) => rows.find((r) => r.source === DB_SOURCE[s])?.at ?? null
+  return [at('api'), at('pcstore')]
+}
+
+/**
+ * Where a series must have a row: in [from, to] (or a whole 5-minute bucket inside it), or
+ * at or before `atOrBefore` (or a whole 5-minute bucket before it).
+ */
+export type RowProbe = { from: Date; to: Date } | { atOrBefore: Date }
+
+/**
+ * Whether the series has a row where `probe` says, as an EXISTS (the rollup is read only
+ * when the raw rows have none). At or before a time: every older raw row has its 5-minute
+ * bucket in the rollup, so the raw rows are asked only for the last 5 minutes.
+ */
+function hasRow(sql: Sql, s: DiverSource, probe: RowProbe): Fragment {
+  const [raw, rollup] =
+    'atOrBefore' in probe
+      ? [
+          sql`captured_at > ${new Date(probe.atOrBefore.getTime() - 300_000)} AND captured_at <= ${probe.atOrBefore}`,
+          sql`bucket <= ${probe.atOrBefore}::timestamptz - interval '5 minutes'`,
+        ]
+      : [
+          sql`captured_at >= ${probe.from} AND captured_at <= ${probe.to}`,
+          sql`bucket >= ${probe.from} AND bucket <= ${probe.to}::timestamptz - interval '5 minutes'`,
+        ]
+  return sql`EXISTS (
+    SELECT 1 FROM player_count_snapshots WHERE ${series(sql, s)} AND ${raw}
     UNION ALL
-    SELECT 1 FROM player_count_5m WHERE ${series(sql, s)} AND bucket <= ${at}::timestamptz - interval '5 minutes'
-    LIMIT 1`
-  return rows.length > 0
+    SELECT 1 FROM player_count_5m WHERE ${series(sql, s)} AND ${rollup})`
 }
 
-/** Whether the series has a row in [from, to] (or a whole 5-minute bucket inside it). */
-async function hasRowIn(sql: Sql, s: DiverSource, from: Date, to: Date): Promise<boolean> {
-  const rows = await sql`
-    SELECT 1 FROM player_count_snapshots WHERE ${series(sql, s)} AND captured_at >= ${from} AND captured_at <= ${to}
-    UNION ALL
-    SELECT 1 FROM player_count_5m WHERE ${series(sql, s)} AND bucket >= ${from} AND bucket <= ${to}::timestamptz - interval '5 minutes'
-    LIMIT 1`
-  return rows.length > 0
+/**
+ * Which series a diver history reads: `source`; or the first of `candidates` that has a row
+ * where its probe says, else `otherwise` (the service's source rule, asked in the same statement).
+ */
+export type SeriesChoice =
+  | { source: DiverSource }
+  | { candidates: readonly { source: DiverSource; has: RowProbe }[]; otherwise: DiverSource }
+
+/** A diver history's figures over a window, from one series. */
+export interface DiverFigures {
+  source: DiverSource
+  /** Buckets of the width asked for, with data, oldest first: their start and average (rounded). */
+  points: { t: Date; v: number }[]
+  /**
+   * The highest and lowest raw value of the window and the time of the first raw row with
+   * it (the start of its 5-minute bucket when its raw rows are past RAW_RETENTION_DAYS);
+   * null without data.
+   */
+  peak: { value: number; at: Date } | null
+  low: { value: number; at: Date } | null
+  /** Average of the raw values of the window, rounded; null without data. */
+  avg: number | null
+  /** Latest raw value of the series (any time); null without history. */
+  current: number | null
+  /**
+   * With `seriesStart`: the series' first row (firstRowOf), or its first raw row when that
+   * is at or before `from` (for the window both give the same coverage: all of it); else null.
+   */
+  seriesStart: Date | null
 }
 
-/** The latest raw value of a series (any time), null when it has none. */
-async function latestValue(sql: Sql, s: DiverSource): Promise<number | null> {
-  const [row] = await sql<{ v: number }[]>`
-    SELECT ${rawValue(sql, s)} AS v FROM player_count_snapshots WHERE ${series(sql, s)} ORDER BY captured_at DESC LIMIT 1`
-  return row?.v ?? null
+const DIVER_SOURCE: Record<string, DiverSource> = { [DB_SOURCE.api]: 'api', [DB_SOURCE.pcstore]: 'pcstore' }
+
+/**
+ * The diver history of one series over [from, to]: the series (`choice`), buckets of
+ * `widthS` seconds from rollup level `level` (whose width divides widthS) from the aligned
+ * `from` up to the bucket holding `to` (only buckets with data), the window's figures, the
+ * latest value and, with `seriesStart`, the series' first row.
+ *
+ * One statement. The window's level-`level` buckets are read once: the points, the
+ * extremes and the average come from them. The time of an extreme: the first bucket
+ * holding it; inside that, the first 5-minute bucket holding it (one read of the 5-minute
+ * level for both extremes); inside that, the first raw row with it, or the bucket's start
+ * when its raw rows are gone. The latest value is
+ * looked for among the rows of the last day (from `from` on when that is later). A second
+ * statement follows only for the first row of a series whose raw rows start after `from`
+ * and for the latest value of a series without raw rows in that last day.
+ */
+async function diverHistory(
+  sql: Sql,
+  choice: SeriesChoice,
+  level: number,
+  widthS: number,
+  from: Date,
+  to: Date,
+  o: { seriesStart?: boolean } = {},
+): Promise<DiverFigures> {
+  const chosen = 'source' in choice ? choice.source : null
+  const where: SeriesWhere = () => (chosen ? series(sql, chosen) : sql`game_name = ${DIVER_GAME} AND source = (SELECT s FROM src)`)
+  const value = () =>
+    chosen ? rawValue(sql, chosen) : sql`CASE (SELECT s FROM src) WHEN ${DB_SOURCE.api} THEN api_total_player_count ELSE total_player_count END`
+  const src =
+    'candidates' in choice
+      ? sql`src AS MATERIALIZED (
+          SELECT CASE ${choice.candidates.reduce((a, c) => sql`${a} WHEN ${hasRow(sql, c.source, c.has)} THEN ${DB_SOURCE[c.source]}::text`, sql``)}
+                 ELSE ${DB_SOURCE[choice.otherwise]}::text END AS s),`
+      : sql``
+  const span = sql`make_interval(secs => ${PLAYER_COUNT_ROLLUPS[level]!.seconds})`
+  // ext5m: the first 5-minute bucket holding each extreme (ext itself at the 5-minute level).
+  const five =
+    level === 0
+      ? sql`ext5m AS (SELECT hi, lo FROM ext)`
+      : sql`fine5m AS MATERIALIZED (
+          SELECT bucket, min_v, max_v FROM player_count_5m
+          WHERE ${where()}
+            AND (bucket >= (SELECT hi FROM ext) AND bucket < (SELECT hi FROM ext) + ${span}
+              OR bucket >= (SELECT lo FROM ext) AND bucket < (SELECT lo FROM ext) + ${span})),
+        ext5m AS MATERIALIZED (
+          SELECT (SELECT min(bucket) FROM fine5m WHERE bucket >= e.hi AND bucket < e.hi + ${span} AND max_v = agg.mx) AS hi,
+                 (SELECT min(bucket) FROM fine5m WHERE bucket >= e.lo AND bucket < e.lo + ${span} AND min_v = agg.mn) AS lo
+          FROM ext e, agg)`
+  // Every raw row of those buckets lies in [from, to + the level's width).
+  const rawEnd = new Date(to.getTime() + PLAYER_COUNT_ROLLUPS[level]!.seconds * 1000)
+  const recent = new Date(Math.max(from.getTime(), to.getTime() - 86_400_000))
+  /** The first raw row with the extreme in its 5-minute bucket, else the bucket's start. */
+  const at = (side: 'hi' | 'lo', extreme: 'mx' | 'mn') => sql`coalesce((
+    SELECT min(captured_at) FROM player_count_snapshots
+    WHERE ${where()} AND captured_at >= ${from} AND captured_at < ${rawEnd}
+      AND captured_at >= x.${sql(side)} AND captured_at < x.${sql(side)} + interval '5 minutes' AND ${value()} = agg.${sql(extreme)}), x.${sql(side)})`
+  const [row] = await sql<
+    { source: string; ts: Date[]; vs: number[]; mx: number | null; mn: number | null; avg: number | null; hi_at: Date | null; lo_at: Date | null; current: number | null; raw0: Date | null }[]
+  >`
+    WITH ${src}
+    lvl AS MATERIALIZED (
+      SELECT bucket, n, sum_v, min_v, max_v FROM ${sql(PLAYER_COUNT_ROLLUPS[level]!.name)}
+      WHERE ${where()} AND bucket >= ${from} AND bucket <= ${to}),
+    pts AS MATERIALIZED (
+      SELECT time_bucket(make_interval(secs => ${widthS}), bucket) AS t, round(sum(sum_v)::numeric / sum(n))::int AS v FROM lvl GROUP BY 1),
+    agg AS MATERIALIZED (
+      SELECT max(max_v) AS mx, min(min_v) AS mn, round(sum(sum_v)::numeric / sum(n))::int AS avg FROM lvl),
+    ext AS MATERIALIZED (
+      SELECT (SELECT min(bucket) FROM lvl WHERE max_v = agg.mx) AS hi, (SELECT min(bucket) FROM lvl WHERE min_v = agg.mn) AS lo FROM agg),
+    ${five}
+    SELECT ${chosen ? sql`${DB_SOURCE[chosen]}::text` : sql`(SELECT s FROM src)`} AS source,
+           (SELECT coalesce(array_agg(t ORDER BY t), '{}') FROM pts) AS ts,
+           (SELECT coalesce(array_agg(v ORDER BY t), '{}') FROM pts) AS vs,
+           agg.mx, agg.mn, agg.avg,
+           ${at('hi', 'mx')} AS hi_at,
+           ${at('lo', 'mn')} AS lo_at,
+           (SELECT ${value()} FROM player_count_snapshots WHERE ${where()} AND captured_at >= ${recent} ORDER BY captured_at DESC LIMIT 1) AS current,
+           ${o.seriesStart ? sql`(SELECT captured_at FROM player_count_snapshots WHERE ${where()} ORDER BY captured_at LIMIT 1)` : sql`NULL::timestamptz`} AS raw0
+    FROM agg, ext5m x`
+  const r = row!
+  const source = DIVER_SOURCE[r.source]!
+  let { current } = r
+  let seriesStart = o.seriesStart && r.raw0 !== null && r.raw0 <= from ? r.raw0 : null
+  const startLeft = o.seriesStart === true && seriesStart === null
+  if (startLeft || current === null) {
+    const [rest] = await sql<{ first: Date | null; current: number | null }[]>`
+      SELECT ${startLeft ? firstRowOf(sql, () => series(sql, source), () => sql`${r.raw0}::timestamptz`) : sql`NULL::timestamptz`} AS first,
+             ${current === null ? sql`(SELECT ${rawValue(sql, source)} FROM player_count_snapshots WHERE ${series(sql, source)} ORDER BY captured_at DESC LIMIT 1)` : sql`NULL::int`} AS current`
+    seriesStart ??= rest!.first
+    current ??= rest!.current
+  }
+  const extreme = (v: number | null, at: Date | null) => (v === null || at === null ? null : { value: v, at })
+  return {
+    source,
+    points: r.ts.map((t, i) => ({ t, v: r.vs[i]! })),
+    peak: extreme(r.mx, r.hi_at),
+    low: extreme(r.mn, r.lo_at),
+    avg: r.avg,
+    current,
+    seriesStart,
+  }
 }
 
 /** The series' latest row at or before `at` (of all, when `at` is null), of war `warId` when given: its time and raw value. */
@@ -118,60 +279,6 @@ async function valueAtOrBefore(sql: Sql, s: DiverSource, at: Date | null, warId?
     WHERE ${series(sql, s)} ${at ? sql`AND captured_at <= ${at}` : sql``} ${warId === undefined ? sql`` : sql`AND war_id = ${warId}`}
     ORDER BY captured_at DESC LIMIT 1`
   return row ?? null
-}
-
-export interface BucketRow {
-  t: Date
-  /** round(sum / n) */
-  v: number
-  sum: number
-  n: number
-  min: number
-  max: number
-}
-
-/**
- * Buckets of `widthS` seconds from rollup level `level` (whose width divides widthS), from
- * the aligned `from` up to the bucket holding `to`; only buckets with data.
- */
-async function buckets(sql: Sql, s: DiverSource, level: number, widthS: number, from: Date, to: Date): Promise<BucketRow[]> {
-  const rollup = PLAYER_COUNT_ROLLUPS[level]!.name
-  return sql<BucketRow[]>`
-    SELECT time_bucket(make_interval(secs => ${widthS}), bucket) AS t,
-           round(sum(sum_v)::numeric / sum(n))::int AS v,
-           sum(sum_v)::bigint AS sum, sum(n)::bigint AS n, min(min_v) AS min, max(max_v) AS max
-    FROM ${sql(rollup)}
-    WHERE ${series(sql, s)} AND bucket >= ${from} AND bucket <= ${to}
-    GROUP BY 1
-    ORDER BY 1`
-}
-
-/**
- * Time of the first raw row whose value is `value` (the window's max or min) among the
- * level-`level` rollup buckets in [from, to]: the first such bucket at that level, then
- * the first such bucket inside it at each finer level, then the first raw row inside the
- * 5-minute bucket (its start when its raw rows are past RAW_RETENTION_DAYS).
- */
-async function firstTimeOf(sql: Sql, s: DiverSource, kind: 'max' | 'min', value: number, level: number, from: Date, to: Date): Promise<Date | null> {
-  const col = kind === 'max' ? sql`max_v` : sql`min_v`
-  let lo = from
-  let hi: Date | null = null // exclusive; null = up to `to` inclusive
-  for (let i = level; i >= 0; i--) {
-    const r = PLAYER_COUNT_ROLLUPS[i]!
-    const [row] = await sql<{ bucket: Date }[]>`
-      SELECT bucket FROM ${sql(r.name)}
-      WHERE ${series(sql, s)} AND bucket >= ${lo} AND ${hi ? sql`bucket < ${hi}` : sql`bucket <= ${to}`} AND ${col} = ${value}
-      ORDER BY bucket LIMIT 1`
-    if (!row) return null
-    lo = row.bucket
-    hi = new Date(lo.getTime() + r.seconds * 1000)
-  }
-  const [raw] = await sql<{ at: Date }[]>`
-    SELECT captured_at AS at FROM player_count_snapshots
-    WHERE ${series(sql, s)} AND captured_at >= ${lo} AND captured_at < ${hi!} AND ${rawValue(sql, s)} = ${value}
-    ORDER BY captured_at LIMIT 1`
-  // Past RAW_RETENTION_DAYS only the 5-minute bucket is left: its start.
-  return raw?.at ?? lo
 }
 
 // ------------------------------------------------------------------ writes
@@ -189,19 +296,38 @@ async function pcstoreDue(sql: Sql, now: Date): Promise<boolean> {
   return row?.due ?? true
 }
 
-/**
- * The upstream total of one tick. One row per (war, upstream war time): a frozen war, a
- * cached status, or the same tick from a replica or a replayed spool writes nothing.
- */
+/** The upstream total of one tick (insertUpstreamOfTicks). */
 export async function insertUpstream(tx: Tx, at: Date, warId: number, warTime: number, total: number): Promise<number> {
-  const r = await tx`
+  const [n] = await insertUpstreamOfTicks(tx, [{ at, warId, warTime, total }])
+  return n!
+}
+
+/**
+ * The upstream totals of ticks, in order. One row per (war, upstream war time): a frozen
+ * war, a cached status, or the same tick from a replica or a replayed spool writes
+ * nothing. In one statement when no two of the ticks share a war time (a statement does
+ * not see its own rows when it checks for one); else one statement per tick, in order.
+ * Returns the rows written per tick.
+ */
+export async function insertUpstreamOfTicks(tx: Tx, ticks: readonly { at: Date; warId: number; warTime: number; total: number }[]): Promise<number[]> {
+  if (new Set(ticks.map((t) => `${t.warId}:${t.warTime}`)).size < ticks.length) {
+    return Promise.all(ticks.map((t) => insertUpstreamOfTicks(tx, [t]).then(([n]) => n!)))
+  }
+  const inserted = await tx<{ warId: number; at: Date }[]>`
     INSERT INTO player_count_snapshots (captured_at, game_name, source, api_total_player_count, war_id, upstream_war_time)
-    SELECT ${at}, 'Game 2', 'upstream', ${total}, ${warId}, ${warTime}
+    SELECT r.at, 'Game 2', 'upstream', r.total, r.war_id, r.war_time
+    FROM unnest(${ticks.map((t) => t.at.toISOString())}::timestamptz[], ${ticks.map((t) => t.total)}::int[], ${ticks.map((t) => t.warId)}::int[],
+                ${ticks.map((t) => t.warTime)}::bigint[]) WITH ORDINALITY AS r(at, total, war_id, war_time, k)
     WHERE NOT EXISTS (
-      SELECT 1 FROM player_count_snapshots
-      WHERE source = 'upstream' AND game_name = 'Game 2' AND war_id = ${warId} AND upstream_war_time = ${warTime})
-    ON CONFLICT DO NOTHING`
-  return r.count
+      SELECT 1 FROM player_count_snapshots s
+      WHERE s.source = 'upstream' AND s.game_name = 'Game 2' AND s.war_id = r.war_id AND s.upstream_war_time = r.war_time)
+    ORDER BY r.k
+    ON CONFLICT DO NOTHING
+    RETURNING war_id AS "warId", captured_at AS at`
+  // A row is the first tick's of its war and time (another at that time conflicts and adds nothing).
+  const out = ticks.map(() => 0)
+  for (const r of inserted) out[ticks.findIndex((t) => t.warId === r.warId && t.at.getTime() === r.at.getTime())]! += 1
+  return out
 }
 
 /** Which of these war times of a war already have their upstream row (an import skips captures that would add nothing). */
@@ -232,4 +358,4 @@ export async function insertPcstore(tx: Tx, at: Date, game: GameName, count: num
 export const invalidate = (tx: Tx, at: Date) => invalidateRollups(tx, 'player_count_snapshots', at)
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
-export const reads = { history, firstRowAt, hasRowAtOrBefore, hasRowIn, latestValue, valueAtOrBefore, buckets, firstTimeOf, pcstoreDue }
+export const reads = { history, firstRowsAt, diverHistory, valueAtOrBefore, pcstoreDue }

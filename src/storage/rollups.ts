@@ -3,7 +3,7 @@
  * exact up to the last second. Refreshed by the service on Apache and plain PostgreSQL,
  * by TimescaleDB's own policies on Community.
  */
-import type { Sql, Tx } from '../db/connect.ts'
+import type { Fragment, Sql, Tx } from '../db/connect.ts'
 import { refreshesOwnRollups, type Edition } from '../db/edition.ts'
 
 /**
@@ -46,12 +46,15 @@ export async function refreshRollups(sql: Sql, edition: Edition, now?: Date): Pr
   return written
 }
 
+export type SourceTable = 'player_count_snapshots' | 'planet_status_snapshots' | 'war_summary_snapshots'
+
 /** Rows at or after `from` were written to `table`: buckets from there on are served live until the next refresh. */
-export async function invalidateRollups(sql: Sql | Tx, table: 'player_count_snapshots' | 'planet_status_snapshots' | 'war_summary_snapshots', from: Date): Promise<void> {
-  await sql`SELECT rollup_invalidate(${table}, ${from})`
+export async function invalidateRollups(sql: Sql | Tx, table: SourceTable, from: Date): Promise<void> {
+  await sql`SELECT ${invalidation(sql, table, from)}`
 }
 
-export type SourceTable = 'player_count_snapshots' | 'planet_status_snapshots' | 'war_summary_snapshots'
+/** invalidateRollups as an expression, for the statement that writes the rows (a void value). */
+export const invalidation = (sql: Sql | Tx, table: SourceTable, from: Date): Fragment => sql`rollup_invalidate(${table}, ${from})`
 
 /** The continuous aggregates (Community) over each raw table, finest first (each coarser one reads the one before). */
 const CAGGS: Record<SourceTable, readonly { name: string; seconds: number }[]> = {

@@ -50,13 +50,38 @@ export interface DispatchTextInput {
 
 /** Dispatch texts not stored yet (a dispatch's text is written once per language). */
 export async function insertDispatchTexts(tx: Tx, at: Date, warId: number, texts: DispatchTextInput[]): Promise<number> {
-  if (texts.length === 0) return 0
-  const r = await tx`
-    INSERT INTO dispatch_texts (war_id, dispatch_id, lang, message, first_seen_at)
-    SELECT ${warId}, r.dispatch_id, r.lang, r.message, ${at}
-    FROM jsonb_to_recordset(${JSON.stringify(texts)}::text::jsonb) AS r(dispatch_id bigint, lang text, message text)
-    ON CONFLICT (war_id, dispatch_id, lang) DO NOTHING`
-  return r.count
+  const [n] = await insertDispatchTextsOfTicks(tx, [{ at, warId, texts }])
+  return n!
+}
+
+/**
+ * The dispatch texts of ticks, in order, not stored yet (a text is stored at the first
+ * tick that has it), in one statement. Returns the texts written per tick.
+ */
+export async function insertDispatchTextsOfTicks(tx: Tx, ticks: readonly { at: Date; warId: number; texts: DispatchTextInput[] }[]): Promise<number[]> {
+  // Of a text listed by several ticks only the first can be written: the others are not sent.
+  const seen = new Set<string>()
+  const rows = ticks.flatMap((t, k) =>
+    t.texts.flatMap((d) => {
+      const key = `${t.warId}:${d.dispatch_id}:${d.lang}`
+      return seen.has(key) ? [] : (seen.add(key), [{ k: k + 1, war_id: t.warId, ...d }])
+    }),
+  )
+  if (!rows.length) return ticks.map(() => 0)
+  const column = <K extends keyof (typeof rows)[number]>(key: K) => rows.map((r) => r[key])
+  const inserted = await tx<{ warId: number; at: Date; n: number }[]>`
+    WITH ins AS (
+      INSERT INTO dispatch_texts (war_id, dispatch_id, lang, message, first_seen_at)
+      SELECT war_id, dispatch_id, lang, message, (${ticks.map((t) => t.at.toISOString())}::timestamptz[])[k]
+      FROM unnest(${column('k')}::int[], ${column('war_id')}::int[], ${column('dispatch_id')}::bigint[], ${column('lang')}::text[], ${column('message')}::text[])
+        AS r(k, war_id, dispatch_id, lang, message)
+      ON CONFLICT (war_id, dispatch_id, lang) DO NOTHING
+      RETURNING war_id, first_seen_at)
+    SELECT war_id AS "warId", first_seen_at AS at, count(*)::int AS n FROM ins GROUP BY war_id, first_seen_at`
+  // A tick is known by its war and time (two alike: counted at the first).
+  const out = ticks.map(() => 0)
+  for (const r of inserted) out[ticks.findIndex((t) => t.warId === r.warId && t.at.getTime() === r.at.getTime())]! += r.n
+  return out
 }
 
 export interface OrderTextInput {

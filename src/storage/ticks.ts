@@ -8,20 +8,77 @@ export interface PartsFetchedAt {
   newsfeed?: string
 }
 
+/** A full-status tick to claim: its war and war time, capture time, planet rows and parts' fetch times. */
+export interface TickToClaim {
+  warId: number
+  warTime: number
+  at: Date
+  planets: number
+  parts?: PartsFetchedAt
+}
+
 /**
- * Claims a full-status tick: true when it was not stored yet. The same upstream status
- * twice (a cached or frozen status, a replica's tick, a replayed spool) claims nothing,
- * but records that its war time was seen again at `at` (how a frozen war shows).
+ * What a claim found for one tick. `before` and `next`: for a claimed tick, the war's
+ * ticks with planet rows just before and just after it among those stored before this
+ * claim (null: none).
  */
+export interface Claim {
+  claimed: boolean
+  before: Date | null
+  next: Date | null
+}
+
+/**
+ * Claims full-status ticks, in order: each is claimed when its war time was not stored
+ * yet (by an earlier tick here or before). The same upstream status again (a cached or
+ * frozen status, a replica's tick, a replayed spool) claims nothing, but records that its
+ * war time was seen again at its capture time when that is later (how a frozen war
+ * shows). One statement: a war time's first tick here is its candidate, and the latest
+ * capture of the others is when it was seen again.
+ */
+export async function claimTicks(tx: Tx, ticks: readonly TickToClaim[]): Promise<Claim[]> {
+  const json = JSON.stringify(ticks.map((t, k) => ({
+    k, war_id: t.warId, war_time: t.warTime, captured_at: t.at, planets: t.planets,
+    summary_fetched_at: t.parts?.summary ?? null, assignments_fetched_at: t.parts?.assignments ?? null, newsfeed_fetched_at: t.parts?.newsfeed ?? null,
+  })))
+  const rows = await tx<{ k: number; claimed: boolean; before: Date | null; next: Date | null }[]>`
+    WITH t AS (
+      SELECT * FROM jsonb_to_recordset(${json}::text::jsonb) AS t(
+        k integer, war_id integer, war_time bigint, captured_at timestamptz, planets integer,
+        summary_fetched_at timestamptz, assignments_fetched_at timestamptz, newsfeed_fetched_at timestamptz)
+    ), firsts AS (
+      SELECT DISTINCT ON (war_id, war_time) t.*,
+        (SELECT max(o.captured_at) FROM t o WHERE o.war_id = t.war_id AND o.war_time = t.war_time AND o.k > t.k) AS again_at
+      FROM t ORDER BY war_id, war_time, k
+    ), claimed AS (
+      INSERT INTO full_status_ticks AS f (war_id, upstream_war_time, captured_at, planets_written, last_seen_at, summary_fetched_at, assignments_fetched_at, newsfeed_fetched_at)
+      SELECT war_id, war_time, captured_at, planets, CASE WHEN again_at > captured_at THEN again_at END,
+             summary_fetched_at, assignments_fetched_at, newsfeed_fetched_at
+      FROM firsts ORDER BY k
+      ON CONFLICT (war_id, upstream_war_time) DO UPDATE
+        SET last_seen_at = greatest(f.last_seen_at, excluded.captured_at, excluded.last_seen_at)
+        WHERE greatest(excluded.captured_at, excluded.last_seen_at) > f.captured_at
+      RETURNING war_id, upstream_war_time, (xmax = 0) AS inserted
+    )
+    -- The neighbours are read as stored before this statement (its own rows are not seen).
+    SELECT x.k, x.claimed,
+      CASE WHEN x.claimed THEN (SELECT max(captured_at) FROM full_status_ticks
+        WHERE war_id = x.war_id AND captured_at < x.captured_at AND planets_written > 0) END AS before,
+      CASE WHEN x.claimed THEN (SELECT min(captured_at) FROM full_status_ticks
+        WHERE war_id = x.war_id AND captured_at > x.captured_at AND planets_written > 0) END AS next
+    FROM (
+      SELECT firsts.*, coalesce(c.inserted, false) AS claimed
+      FROM firsts LEFT JOIN claimed c ON c.war_id = firsts.war_id AND c.upstream_war_time = firsts.war_time
+    ) x`
+  const out: Claim[] = ticks.map(() => ({ claimed: false, before: null, next: null }))
+  for (const r of rows) out[r.k] = { claimed: r.claimed, before: r.before, next: r.next }
+  return out
+}
+
+/** Claims one full-status tick (claimTicks): true when it was not stored yet. */
 export async function claimFullStatus(tx: Tx, at: Date, warId: number, warTime: number, planets: number, parts: PartsFetchedAt = {}): Promise<boolean> {
-  const [row] = await tx<{ inserted: boolean }[]>`
-    INSERT INTO full_status_ticks AS f (war_id, upstream_war_time, captured_at, planets_written, summary_fetched_at, assignments_fetched_at, newsfeed_fetched_at)
-    VALUES (${warId}, ${warTime}, ${at}, ${planets}, ${parts.summary ?? null}, ${parts.assignments ?? null}, ${parts.newsfeed ?? null})
-    ON CONFLICT (war_id, upstream_war_time) DO UPDATE
-      SET last_seen_at = greatest(f.last_seen_at, excluded.captured_at)
-      WHERE excluded.captured_at > f.captured_at
-    RETURNING (xmax = 0) AS inserted`
-  return row?.inserted === true
+  const [claim] = await claimTicks(tx, [{ warId, warTime, at, planets, parts }])
+  return claim!.claimed
 }
 
 /**

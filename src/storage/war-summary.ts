@@ -7,9 +7,9 @@
  */
 import { t, type Static } from 'elysia'
 import type { Sql, Tx } from '../db/connect.ts'
-import { columnOf, selectRow, Timestamp } from './model.ts'
+import { columnOf, insertRows, selectRow, Timestamp } from './model.ts'
 import type { PageOf, Slice, TimeRange } from './query.ts'
-import { invalidateRollups } from './rollups.ts'
+import { invalidation } from './rollups.ts'
 import { timePage, windowEdges } from './time-pages.ts'
 
 const Counter = (description: string) => t.Number({ description })
@@ -91,10 +91,17 @@ async function tickAtOrBefore(sql: Sql, warId: number, at: Date | null): Promise
 }
 
 /** The galaxy counters of one full-status tick. */
-export async function insert(tx: Tx, at: Date, warId: number, warTime: number, counters: WarCounters): Promise<number> {
-  const row = { captured_at: at, war_id: warId, upstream_war_time: warTime, ...counterColumns(counters) }
-  const [r] = await Promise.all([tx`INSERT INTO war_summary_snapshots ${tx(row)}`, invalidateRollups(tx, 'war_summary_snapshots', at)])
-  return r.count
+export const insert = (tx: Tx, at: Date, warId: number, warTime: number, counters: WarCounters): Promise<number> => insertTicks(tx, warId, [{ at, warTime, counters }])
+
+/** The galaxy counters of full-status ticks of one war, in one statement. Returns the rows written. */
+export async function insertTicks(tx: Tx, warId: number, ticks: readonly { at: Date; warTime: number; counters: WarCounters }[]): Promise<number> {
+  if (!ticks.length) return 0
+  const from = new Date(Math.min(...ticks.map((t) => t.at.getTime())))
+  const rows = ticks.map((t) => ({ captured_at: t.at, war_id: warId, upstream_war_time: t.warTime, ...counterColumns(t.counters) }))
+  const [r] = await tx<{ n: number }[]>`
+    WITH ins AS (${insertRows(tx, 'war_summary_snapshots', rows)} RETURNING 1)
+    SELECT (SELECT count(*)::int FROM ins) AS n, ${invalidation(tx, 'war_summary_snapshots', from)} AS invalidated`
+  return r!.n
 }
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */

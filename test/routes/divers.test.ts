@@ -9,7 +9,7 @@ import { openEmbeddedTestDatabase } from '../support/db.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
 import { seedPlayerCounts } from '../support/seed.ts'
 import { refreshRollups } from '../../src/storage/rollups.ts'
-import { openHarness, type Harness } from './helpers.ts'
+import { announcing, openHarness, type Harness } from './helpers.ts'
 
 const ORIGIN = Date.parse('2000-01-03T00:00:00Z')
 
@@ -162,5 +162,30 @@ describe('diver history source rule (embedded)', () => {
     const all = await h.get('/divers/history?range=all')
     expect(all.body.source).toBe('pcstore')
     expect(all.body.stats.low).toEqual({ value: 400, at: new Date(t0.getTime() - 3 * 86_400_000).toISOString() })
+  })
+})
+
+describe('diver history round trips (embedded)', () => {
+  let h: Harness
+  let statements = 0
+  const now = new Date('2026-06-01T12:34:56Z')
+
+  beforeAll(async () => {
+    const db = await openEmbeddedTestDatabase()
+    await seedPlayerCounts(db.sql, now)
+    await refreshRollups(db.sql, db.info.edition, now)
+    // The app's own connection, counted: each statement it runs, once it completes.
+    h = await openHarness({ db: { ...db, sql: announcing(db.sql, () => statements++) }, now: () => now })
+  }, 60_000)
+  afterAll(() => h?.close())
+
+  test('a computed answer is one statement for a fixed range, two for all (the first rows, then the history)', async () => {
+    for (const [range, want] of [['24h', 1], ['7d', 1], ['30d', 1], ['90d', 1], ['all', 2]] as const) {
+      h.deps.versions!.bumpAll()
+      statements = 0
+      const res = await h.get(`/divers/history?range=${range}`)
+      expect(res.status).toBe(200)
+      expect({ range, statements }).toEqual({ range, statements: want })
+    }
   })
 })

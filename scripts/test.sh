@@ -16,8 +16,8 @@
 #   repeated next to the summary. TYPECHECK=0 skips it (e.g. for a quick subset).
 # - Parallel: each test file runs in a `bun test` process of its own (files are independent:
 #   each makes its own scratch database, temp folders and ports); TEST_JOBS of them at once
-#   (default 4: on 2 cores most files wait on databases, processes and drills, not on the
-#   CPU), the longest first (LONG_FILES below), the next file as soon as one ends. Each
+#   (default 3: on 2 cores most files wait on databases, processes and drills, not on the
+#   CPU, but the drills that start several service processes crowd the CPU at 4), the longest first (LONG_FILES below), the next file as soon as one ends. Each
 #   file's output is printed in one block when it ends, headed by its name, result and time.
 #   TEST_JOBS=1 runs them one after the other.
 # - Arguments: files or folders choose the test files (other words select the files whose
@@ -236,7 +236,7 @@ ordered() {
   done | sort -t$'\t' -k1,1nr -k2 | cut -f2
 }
 
-JOBS=${TEST_JOBS:-4}
+JOBS=${TEST_JOBS:-3}
 if ! [[ $JOBS =~ ^[1-9][0-9]*$ ]]; then
   say "TEST_JOBS must be a whole number >= 1 (got '$JOBS')"
   exit 1

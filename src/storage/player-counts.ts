@@ -176,10 +176,10 @@ const DIVER_SOURCE: Record<string, DiverSource> = { [DB_SOURCE.api]: 'api', [DB_
  * latest value and, with `seriesStart`, the series' first row.
  *
  * One statement. The window's level-`level` buckets are read once: the points, the
- * extremes and the average come from them. The time of an extreme: the first bucket
- * holding it; inside that, the first 5-minute bucket holding it (one read of the 5-minute
- * level for both extremes); inside that, the first raw row with it, or the bucket's start
- * when its raw rows are gone. The latest value is
+ * extremes and the average come from them. The time of an extreme: its first bucket at
+ * that level; inside it, its first 5-minute bucket (one read of the 5-minute level for both
+ * extremes; with exact rollups the same bucket as a descent level by level); inside that,
+ * its first raw row, or the bucket's start when its raw rows are gone. The latest value is
  * looked for among the rows of the last day (from `from` on when that is later). A second
  * statement follows only for the first row of a series whose raw rows start after `from`
  * and for the latest value of a series without raw rows in that last day.

@@ -347,7 +347,7 @@ describe('request bodies over 64 KiB, on the real server', () => {
       PCSTORE_API_URL: realSim.pcstoreUrl,
       FEED_TIMEOUT_MS: '3000',
     })
-  }, 60_000)
+  }, 120_000)
   afterAll(async () => {
     await svc?.stop()
     await realSim?.stop()

@@ -176,7 +176,7 @@ describe('diver history round trips (embedded)', () => {
     await refreshRollups(db.sql, db.info.edition, now)
     // The app's own connection, counted: each statement it runs, once it completes.
     h = await openHarness({ db: { ...db, sql: announcing(db.sql, () => statements++) }, now: () => now })
-  }, 60_000)
+  }, 180_000)
   afterAll(() => h?.close())
 
   test('a computed answer is one statement for a fixed range, two for all (the first rows, then the history)', async () => {

@@ -101,7 +101,7 @@ export const freshDataDir = () => {
  * off (RATE_LIMIT=off: tests and benchmarks ask a lot from one address) unless `env` turns
  * them on.
  */
-export async function startService(env: Record<string, string>, timeoutMs = 30_000): Promise<ServiceProcess> {
+export async function startService(env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
   const ownDir = env.DATA_DIR === undefined ? freshDataDir() : null
   let started: Listening
   try {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm test` (after its pretest `npm install`): run every test file with
-# `bun test --timeout 30000` (tests start databases and processes: 5 s is too tight on 2
+# `bun test --timeout 60000` (tests start databases and processes: 5 s is too tight on 2
 # cores) against a real TimescaleDB, TEST_JOBS files at a time.
 #
 # - TEST_DATABASE_URL set: used as is.
@@ -283,7 +283,7 @@ worker() {
   while file=$(next_file) && [[ -n $file ]]; do
     log=$(logname "$file")
     t0=$(date +%s%N)
-    TMPDIR=$TESTS_TMP bun test --timeout 30000 "${OPTS[@]}" "./$file" >"$log" 2>&1 </dev/null &
+    TMPDIR=$TESTS_TMP bun test --timeout 60000 "${OPTS[@]}" "./$file" >"$log" 2>&1 </dev/null &
     echo $! >"$RUN_TMP/bun.$1.pid"
     rc=0
     wait $! || rc=$?
@@ -298,7 +298,7 @@ T0=$(date +%s%N)
 if ((${#FILES[@]} == 0)); then
   # Nothing matched: bun says so in its own words (and no test ran).
   say "no test file matches: ${SEL[*]:-(none)}"
-  TMPDIR=$TESTS_TMP bun test --timeout 30000 "${OPTS[@]}" "${SEL[@]}" >"$OUT/none.log" 2>&1 </dev/null
+  TMPDIR=$TESTS_TMP bun test --timeout 60000 "${OPTS[@]}" "${SEL[@]}" >"$OUT/none.log" 2>&1 </dev/null
   printf '%s 0 %s\n' "$?" "(bun test ${SEL[*]})" >"$OUT/none.log.rc"
   strip "$OUT/none.log"
 else

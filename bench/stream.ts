@@ -31,7 +31,7 @@ import type { Subprocess } from 'bun'
 import { DEFAULT_STREAM_LIMITS } from '../src/push/stream.ts'
 import { startSimulator } from '../src/sim/server.ts'
 import { storageFigures } from '../src/storage/policies.ts'
-import { startService, type ServiceProcess } from '../test/support/process.ts'
+import { linesOf, startService, type ServiceProcess } from '../test/support/process.ts'
 import { printUsageAndExit, scriptArgs } from './cli.ts'
 import { commitText, sectionTitle, writeSection, type Commit, type Machine } from './report.ts'
 import { commitOf, machine, sameCheckout } from './checkout.ts'
@@ -187,38 +187,23 @@ class Generator {
     this.proc = proc
     void proc.exited.then(() => (this.exited = true))
     void (async () => {
-      let buf = ''
-      for await (const chunk of proc.stdout) {
-        buf += new TextDecoder().decode(chunk)
-        let nl: number
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl)
-          buf = buf.slice(nl + 1)
-          let msg: any
-          try {
-            msg = JSON.parse(line)
-          } catch {
-            progress(`generator: ${line}`)
-            continue
-          }
-          const w = this.waiting.get(msg.msg)
-          if (w) {
-            this.waiting.delete(msg.msg)
-            w(msg)
-          } else this.got.set(msg.msg, msg)
+      for await (const line of linesOf(proc.stdout)) {
+        let msg: any
+        try {
+          msg = JSON.parse(line)
+        } catch {
+          progress(`generator: ${line}`)
+          continue
         }
+        const w = this.waiting.get(msg.msg)
+        if (w) {
+          this.waiting.delete(msg.msg)
+          w(msg)
+        } else this.got.set(msg.msg, msg)
       }
     })()
     void (async () => {
-      let buf = ''
-      for await (const chunk of proc.stderr) {
-        buf += new TextDecoder().decode(chunk)
-        let nl: number
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          progress(buf.slice(0, nl))
-          buf = buf.slice(nl + 1)
-        }
-      }
+      for await (const line of linesOf(proc.stderr)) progress(line)
     })()
   }
 

@@ -5,7 +5,7 @@ import type { Database } from './db/index.ts'
 import { feedRequestStats, type Feeds } from './feeds/index.ts'
 import { errorHandling } from './http/errors.ts'
 import { Keeper } from './http/keep.ts'
-import { ClientAddresses } from './http/client-address.ts'
+import { ClientAddresses, clientKeyOf } from './http/client-address.ts'
 import { httpMetrics } from './http/metrics.ts'
 import { rateLimit, type ClientBudgets } from './http/rate-limit.ts'
 import { readPreflight, securityHeaders } from './http/security.ts'
@@ -121,7 +121,7 @@ export function buildApp(deps: AppDeps) {
       one: (id) => storage.webhooks.one(id),
       remove: (id) => db.gate.run(() => webhookStore.remove(db.sql, id)),
     },
-    clientAddress: (request, server) => addresses.of(server?.requestIP(request)?.address ?? null, request.headers) ?? 'local',
+    clientAddress: (request, server) => clientKeyOf(addresses.of(server?.requestIP(request)?.address ?? null, request.headers) ?? 'local'),
   })
   return new Elysia()
     // First, so that every request is timed, those the security policy answers included.

@@ -18,6 +18,7 @@ import type { DataVersions } from '../storage/changes.ts'
 import type { LoggedEvent, PushEventType } from '../storage/events.ts'
 import type { Lang } from '../storage/texts.ts'
 import { TimelineEvent } from '../storage/timeline.ts'
+import { Rerun } from './rerun.ts'
 
 export interface EventReads {
   after(f: { afterId: number; upTo?: number; types?: readonly string[]; lang?: Lang; limit: number }): Promise<LoggedEvent[]>
@@ -99,8 +100,7 @@ export class EventHub {
   /** The last id broadcast (every id up to it has been sent to every live client that wants it). */
   private last = 0
   private started: Promise<void> | null = null
-  private pulling: Promise<void> | null = null
-  private pullAgain = false
+  private readonly puller = new Rerun(() => this.pullOnce())
   private heartbeat: ReturnType<typeof setInterval> | null = null
   private lastBeat = 0
   /** The last RECENT events broadcast, oldest first. */
@@ -123,7 +123,7 @@ export class EventHub {
   start(): Promise<void> {
     this.started ??= (async () => {
       this.last = (await this.reads.bounds()).last
-      this.versions.onBump(() => void this.pull())
+      this.versions.onBump(() => void this.puller.request())
       this.heartbeat = setInterval(() => void this.beat(), this.limits.heartbeatMs)
       this.heartbeat.unref?.()
     })().catch((err) => {
@@ -209,31 +209,19 @@ export class EventHub {
     }
   }
 
-  /** Read and broadcast what was appended; one pull at a time, again if asked meanwhile. */
-  private pull(): Promise<void> {
-    if (this.pulling) {
-      this.pullAgain = true
-      return this.pulling
+  /** Read and broadcast what was appended (one pull at a time: `puller`). */
+  private async pullOnce(): Promise<void> {
+    try {
+      for (;;) {
+        const rows = await this.reads.after({ afterId: this.last, limit: PAGE })
+        if (rows.length === 0) break
+        await this.broadcast(rows)
+        if (rows.length < PAGE) break
+      }
+    } catch (err) {
+      // The next write's notification (or the next client) pulls again.
+      this.log.warn('event stream read failed: retried at the next write', { error: String(err) })
     }
-    this.pulling = (async () => {
-      do {
-        this.pullAgain = false
-        try {
-          for (;;) {
-            const rows = await this.reads.after({ afterId: this.last, limit: PAGE })
-            if (rows.length === 0) break
-            await this.broadcast(rows)
-            if (rows.length < PAGE) break
-          }
-        } catch (err) {
-          // The next write's notification (or the next client) pulls again.
-          this.log.warn('event stream read failed: retried at the next write', { error: String(err) })
-        }
-      } while (this.pullAgain)
-    })().finally(() => {
-      this.pulling = null
-    })
-    return this.pulling
   }
 
   /**

@@ -15,6 +15,7 @@ import { errorText, type Logger } from '../log.ts'
 import type { DataVersions } from '../storage/changes.ts'
 import * as events from '../storage/events.ts'
 import * as webhooks from '../storage/webhooks.ts'
+import { Rerun } from './rerun.ts'
 import { deliveryBody, deliveryId, signedHeaders } from './webhook-bodies.ts'
 
 export interface DelivererOptions {
@@ -74,8 +75,7 @@ export function retryDelayMs(attempts: number, baseMs: number, random = Math.ran
 
 export class WebhookDeliverer {
   private stopped = true
-  private running: Promise<void> | null = null
-  private again = false
+  private readonly runs = new Rerun(() => this.runOnce())
   private timer: ReturnType<typeof setTimeout> | null = null
   private poll: ReturnType<typeof setInterval> | null = null
   private readonly now: () => Date
@@ -105,31 +105,23 @@ export class WebhookDeliverer {
     this.stopped = true
     if (this.poll) clearInterval(this.poll)
     if (this.timer) clearTimeout(this.timer)
-    await this.running
+    await this.runs.settled()
   }
 
   /** Look for due deliveries now (a commit queued some, a retry came due); one run at a time. */
   kick(): Promise<void> {
-    if (this.stopped) return Promise.resolve()
-    if (this.running) {
-      this.again = true
-      return this.running
+    return this.stopped ? Promise.resolve() : this.runs.request()
+  }
+
+  private async runOnce(): Promise<void> {
+    if (this.stopped) return
+    try {
+      while (!this.stopped && (await this.deliverOne())) {}
+      await this.wakeAtNextDue()
+    } catch (err) {
+      // The database is away, say: the next commit or poll tries again.
+      this.log.warn('webhook deliveries paused: retried at the next poll', { error: errorText(err) })
     }
-    this.running = (async () => {
-      do {
-        this.again = false
-        try {
-          while (!this.stopped && (await this.deliverOne())) {}
-          await this.wakeAtNextDue()
-        } catch (err) {
-          // The database is away, say: the next commit or poll tries again.
-          this.log.warn('webhook deliveries paused: retried at the next poll', { error: errorText(err) })
-        }
-      } while (this.again && !this.stopped)
-    })().finally(() => {
-      this.running = null
-    })
-    return this.running
   }
 
   /** A lease on one due subscription, its due deliveries sent in order; false when none was due. */

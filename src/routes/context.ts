@@ -49,7 +49,7 @@ export type RouteDeps = {
   events: EventHub
   /** Webhook subscriptions, on the primary (routes/webhooks.ts). */
   webhooks: WebhookAdmin
-  /** The address of the client behind a request (connections and budgets are counted per address). */
+  /** The client behind a request as the budgets count it (its address; an IPv6 address's /64): streams are counted per client. */
   clientAddress: (request: Request, server: { requestIP(r: Request): { address: string } | null } | null) => string
 }
 

@@ -26,6 +26,21 @@ export interface Listening {
  * Spawn a process that logs a JSON line `{"msg":"listening","port":N}` (the service, the
  * benchmark's ceiling server) and wait for it. Tests and the benchmark share this.
  */
+/** The lines of a process's output as they come (without their newline; an unfinished last line at the end). */
+export async function* linesOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder()
+  let buf = ''
+  for await (const chunk of stream) {
+    buf += decoder.decode(chunk, { stream: true })
+    let nl: number
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      yield buf.slice(0, nl)
+      buf = buf.slice(nl + 1)
+    }
+  }
+  if (buf) yield buf
+}
+
 export async function startListening(cmd: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<Listening> {
   const proc = Bun.spawn(cmd, { cwd: ROOT, env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
   const lines: Record<string, unknown>[] = []
@@ -36,23 +51,16 @@ export async function startListening(cmd: string[], env: Record<string, string>,
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${cmd.join(' ')} did not listen in ${timeoutMs} ms: ${stderr}`)), timeoutMs)
     void (async () => {
-      let buf = ''
-      for await (const chunk of proc.stdout) {
-        buf += new TextDecoder().decode(chunk)
-        let nl: number
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl)
-          buf = buf.slice(nl + 1)
-          try {
-            const obj = JSON.parse(line) as Record<string, unknown>
-            lines.push(obj)
-            if (obj.msg === 'listening') {
-              clearTimeout(timer)
-              resolve(Number(obj.port))
-            }
-          } catch {
-            // not a log line
+      for await (const line of linesOf(proc.stdout)) {
+        try {
+          const obj = JSON.parse(line) as Record<string, unknown>
+          lines.push(obj)
+          if (obj.msg === 'listening') {
+            clearTimeout(timer)
+            resolve(Number(obj.port))
           }
+        } catch {
+          // not a log line
         }
       }
       clearTimeout(timer)

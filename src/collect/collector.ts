@@ -67,6 +67,18 @@ export interface Collector<P = unknown, R = unknown> {
  */
 export const COLLECTOR_FETCH = { bypassFailureHold: true } as const
 
+/**
+ * A tick's requests together, like Promise.all, but a failure is thrown only once every
+ * request has ended (the first failure in argument order): a failed run leaves none in
+ * flight, so the next run cannot join (through the client's shared in-flight request) a
+ * request made while the feed was failing.
+ */
+export async function fetchAll<T extends readonly unknown[] | []>(requests: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled = (await Promise.allSettled(requests)) as PromiseSettledResult<unknown>[]
+  for (const s of settled) if (s.status === 'rejected') throw s.reason
+  return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> }
+}
+
 /** Declares a collector with its payload and row types inferred. */
 export const defineCollector = <P, R>(c: Collector<P, R>): Collector<P, R> => c
 

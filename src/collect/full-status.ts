@@ -9,7 +9,7 @@ import * as planetStatus from '../storage/planet-status.ts'
 import * as texts from '../storage/texts.ts'
 import { claimTicks, type Claim } from '../storage/ticks.ts'
 import * as warSummary from '../storage/war-summary.ts'
-import { COLLECTOR_FETCH, defineCollector, type WriteResult } from './collector.ts'
+import { COLLECTOR_FETCH, defineCollector, fetchAll, type WriteResult } from './collector.ts'
 import { fetchLanguages, textRows, type LanguagePayloads } from './languages.ts'
 
 /** Reward type 1 is medals. */
@@ -174,7 +174,7 @@ export const fullStatus = defineCollector({
   async fetch(ctx): Promise<FullStatusPayload> {
     const { feeds, warId } = ctx
     const up = feeds.upstream
-    const [status, summary, assignments, news] = await Promise.all([
+    const [status, summary, assignments, news] = await fetchAll([
       up.status(warId, COLLECTOR_FETCH),
       up.summary(warId, COLLECTOR_FETCH),
       up.assignments(warId, COLLECTOR_FETCH),

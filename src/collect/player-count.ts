@@ -3,7 +3,7 @@ import type { Fetched } from '../feeds/throttle.ts'
 import type { WarStatus } from '../feeds/upstream.ts'
 import * as playerCounts from '../storage/player-counts.ts'
 import type { Tx } from '../db/connect.ts'
-import { COLLECTOR_FETCH, defineCollector, type Tick, type WriteResult } from './collector.ts'
+import { COLLECTOR_FETCH, defineCollector, fetchAll, type Tick, type WriteResult } from './collector.ts'
 
 /** A tick's rows: the upstream total at the status's war time, and the pcstore counts. */
 function rowsOf(status: Fetched<WarStatus>, pcstore: PcstoreCounts | null) {
@@ -32,7 +32,7 @@ export const playerCount = defineCollector({
     // Due-ness comes from the database when it answers at once; otherwise pcstore is
     // fetched anyway and the write applies the rule.
     const due = (await peek((store) => store.playerCounts.pcstoreDue(now ?? new Date()))) ?? true
-    const [status, pcstore] = await Promise.all([
+    const [status, pcstore] = await fetchAll([
       feeds.upstream.status(warId, COLLECTOR_FETCH),
       due ? pcstoreCounts(feeds.pcstore, COLLECTOR_FETCH) : Promise.resolve(null),
     ])

@@ -1,7 +1,7 @@
 import type { WarInfo } from '../feeds/upstream.ts'
 import { lookups, unknownPlanetName } from '../lookups.ts'
 import { writeWarInfo, type PlanetRegionRef, type WarInfoRows } from '../storage/war.ts'
-import { COLLECTOR_FETCH, defineCollector } from './collector.ts'
+import { COLLECTOR_FETCH, defineCollector, fetchAll } from './collector.ts'
 
 /** The regions the war info lists for each planet (newer payloads; none in 2024's), by region index. */
 export function regionsOf(info: WarInfo): Map<number, PlanetRegionRef[]> {
@@ -26,7 +26,7 @@ export const warInfo = defineCollector({
   summary: 'Run the war-info collector once: wars, planets, sectors, factions and per-planet war info.',
   changes: { wars: 'war', factions: 'war', sectors: 'war', planets: 'war', planetWarInfo: 'war' },
   async fetch({ feeds, warId }) {
-    const [info, status] = await Promise.all([feeds.upstream.warInfo(warId, COLLECTOR_FETCH), feeds.upstream.status(warId, COLLECTOR_FETCH)])
+    const [info, status] = await fetchAll([feeds.upstream.warInfo(warId, COLLECTOR_FETCH), feeds.upstream.status(warId, COLLECTOR_FETCH)])
     return { info, status }
   },
   map({ info, status }, { now }): { capturedAt: Date; rows: WarInfoRows } {

@@ -320,7 +320,9 @@ describe('dashboard pages in headless Chromium', () => {
     const at = () => page.evaluate<number[]>('window.__warStatsAt')
     // The first poll, at load, has been drawn.
     await page.waitForSelector('#galaxy [data-stat="missionsWon"]')
-    expect((await at()).length).toBe(1)
+    // With the page's problems: a failure shows what else happened.
+    const polls = async () => ({ polls: (await at()).length, problems })
+    expect(await polls()).toEqual({ polls: 1, problems: [] })
     // Paused soon after the first poll (the page's load can take a while on a busy machine: never in its past).
     await page.clock.pauseAt(Math.max((await at())[0]! + 1_000, (await page.evaluate<number>('Date.now()')) + 50))
     for (let n = 1; n <= 3; n++) {
@@ -328,9 +330,9 @@ describe('dashboard pages in headless Chromium', () => {
       await page.evaluate(`document.querySelector('#galaxy .stats').setAttribute('data-seen', '')`)
       const first = (await at())[0]!
       await page.clock.runFor(first + n * 10_000 - 1 - (await page.evaluate<number>('Date.now()')))
-      expect((await at()).length).toBe(n) // not before 10 s
+      expect(await polls()).toEqual({ polls: n, problems: [] }) // not before 10 s
       await page.clock.runFor(1)
-      expect((await at()).length).toBe(n + 1) // at 10 s
+      expect(await polls()).toEqual({ polls: n + 1, problems: [] }) // at 10 s
       await page.waitForSelector('#galaxy .stats:not([data-seen]) [data-stat="missionsWon"]')
     }
     const times = await at()

@@ -22,6 +22,12 @@ export function bucketWidth(spanS: number): number {
 
 const value = (s: Source) => (s === 'api' ? 'api_total_player_count' : 'total_player_count')
 
+/** The share of [from, to] from the series' first row on (0 without rows), 4 decimals. */
+function coverageFrom(first: Date | null, from: Date, to: Date): number {
+  const span = to.getTime() - from.getTime()
+  return first === null || first > to ? 0 : span <= 0 ? 1 : Math.round(Math.min(1, (to.getTime() - Math.max(from.getTime(), first.getTime())) / span) * 10_000) / 10_000
+}
+
 export interface DiverAnswer {
   range: string
   source: Source
@@ -78,9 +84,7 @@ export async function diversFromRaw(sql: Sql, range: string, to: Date): Promise<
     sql<{ v: number }[]>`SELECT ${v} AS v FROM player_count_snapshots WHERE ${series(source)} ORDER BY captured_at DESC LIMIT 1`,
   ])
   const [firstRow] = await sql<{ at: Date | null }[]>`SELECT min(captured_at) AS at FROM player_count_snapshots WHERE ${series(source)}`
-  const first = firstRow?.at ?? null
-  const span = to.getTime() - from.getTime()
-  const coverage = first === null || first > to ? 0 : span <= 0 ? 1 : Math.round(Math.min(1, (to.getTime() - Math.max(from.getTime(), first.getTime())) / span) * 10_000) / 10_000
+  const coverage = coverageFrom(firstRow?.at ?? null, from, to)
   const s = stats[0]!
   return {
     range,
@@ -109,6 +113,8 @@ export interface PlanetAnswer {
   maxHealth: number
   from: string
   to: string
+  since: string | null
+  coverage: number
   points: { t: string; libPct: number; players: number; owner: number; health: number; regenPerSecond: number }[]
 }
 
@@ -120,7 +126,10 @@ const lib = (owner: number, health: number, max: number) => {
 
 /** /planet/:id/history?hours= at time `to`, from raw rows only (every tick up to 48 h, hourly buckets beyond). */
 export async function planetFromRaw(sql: Sql, warId: number, planetIndex: number, hours: number, to: Date): Promise<PlanetAnswer> {
-  const [p] = await sql<{ max_health: number }[]>`SELECT max_health FROM planets WHERE war_id = ${warId} AND planet_index = ${planetIndex}`
+  const [p] = await sql<{ max_health: number; since: Date | null }[]>`
+    SELECT max_health,
+           (SELECT min(captured_at) FROM planet_status_snapshots WHERE war_id = ${warId} AND planet_index = ${planetIndex}) AS since
+    FROM planets WHERE war_id = ${warId} AND planet_index = ${planetIndex}`
   const maxHealth = p!.max_health
   let from = new Date(to.getTime() - hours * HOUR_MS)
   let rows: { t: Date; owner: number; health: number; regen: number; players: number }[]
@@ -148,6 +157,8 @@ export async function planetFromRaw(sql: Sql, warId: number, planetIndex: number
     maxHealth,
     from: from.toISOString(),
     to: to.toISOString(),
+    since: p!.since?.toISOString() ?? null,
+    coverage: coverageFrom(p!.since, from, to),
     points: rows.map((r) => ({
       t: r.t.toISOString(),
       libPct: lib(r.owner, r.health, maxHealth),

@@ -111,6 +111,12 @@ const Diff = t.Object({
 const TrendWindow = t.Object({
   from: Nullable(Timestamp(), 'The war-summary tick the deltas start from: the latest at or before (latest tick - window)'),
   to: Nullable(Timestamp(), 'The latest war-summary tick'),
+  coverage: t.Number({
+    minimum: 0,
+    maximum: 1,
+    description:
+      "Share of the window [latest tick - window, latest tick] that the war's stored summary ticks span, from `since` on: (latest - since) / window, at most 1, 4 decimals (1: the whole window; 0: no tick). Gaps inside are not subtracted.",
+  }),
   deltas: t.Union([t.Partial(WarCounters), t.Null()], { description: 'Counter at `to` minus counter at `from`, for the cumulative counters; null without two ticks' }),
   divers: t.Union([Diff, t.Null()], { description: 'Change of the upstream diver count over the same window (latest row vs the latest at or before latest - window)' }),
 })
@@ -249,7 +255,8 @@ export const intelligenceRoutes = (context: RouteContext) =>
           '/war/trends',
           async ({ query, intelligence, warId, at }) => {
             const war = warIdOf(query) ?? warId
-            return { warID: war, asOf: at, windows: await intelligence.trends(war) }
+            const { since, windows } = await intelligence.trends(war)
+            return { warID: war, asOf: at, since, windows }
           },
           {
             query: t.Object(WarIdQuery),
@@ -257,6 +264,7 @@ export const intelligenceRoutes = (context: RouteContext) =>
               200: t.Object({
                 warID: t.Integer(),
                 asOf: Timestamp('Now'),
+                since: Nullable(Timestamp(), "Capture time of the war's oldest stored war-summary tick: how far back the trends can reach; null before the first"),
                 windows: t.Object({ '1h': TrendWindow, '24h': TrendWindow, '7d': TrendWindow }),
               }),
               404: UnknownWar,
@@ -264,7 +272,7 @@ export const intelligenceRoutes = (context: RouteContext) =>
             },
             detail: {
               summary: 'Trend deltas of the war summary and the diver count',
-              description: 'Per cumulative counter, the change between the latest full-status tick and the latest tick at or before 1 h, 24 h and 7 d earlier, with both tick times; the upstream diver count likewise.',
+              description: 'Per cumulative counter, the change between the latest full-status tick and the latest tick at or before 1 h, 24 h and 7 d earlier, with both tick times; the upstream diver count likewise. since is the war\'s oldest stored summary tick, and each window\'s coverage the share of it the stored history spans (below 1: the history is shorter than the window, and its deltas are null).',
             },
           },
         )

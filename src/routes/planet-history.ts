@@ -2,8 +2,8 @@
 import { Elysia, status, t } from 'elysia'
 import { errorResponses } from '../http/errors.ts'
 import { integerString, parseInteger, parsePlanetIndex, warIdOf, WarIdQuery } from '../http/params.ts'
-import { HOURS, type PlanetHistoryQuery } from '../services/planet-history.ts'
-import { Timestamp } from '../storage/model.ts'
+import { HOURS, type PlanetHistory, type PlanetHistoryQuery } from '../services/planet-history.ts'
+import { Nullable, Timestamp } from '../storage/model.ts'
 import type { KeepContext, RouteContext } from './context.ts'
 
 const PlanetHistory = t.Object({
@@ -12,6 +12,12 @@ const PlanetHistory = t.Object({
   maxHealth: t.Integer({ description: 'Maximum health (planet lookup table)' }),
   from: Timestamp('Start of the window (hour-aligned when points are hourly)'),
   to: Timestamp('End of the window (now)'),
+  since: Nullable(Timestamp(), "Capture time of the planet's first stored status tick in the war: how far back its history goes; null: none yet"),
+  coverage: t.Number({
+    minimum: 0,
+    maximum: 1,
+    description: 'Share of the window [from, to] from `since` on, 4 decimals (1: the stored history spans the whole window; 0: the planet has no tick). Gaps inside are not subtracted.',
+  }),
   points: t.Array(
     t.Object({
       t: Timestamp('Tick time (raw) or bucket start (hourly)'),
@@ -56,15 +62,20 @@ export const planetHistoryRoutes = (context: RouteContext) =>
         }),
         response: { 200: PlanetHistory, ...errorResponses, 404: t.Object({ error: t.String() }, { description: 'Planet not known for that war' }) },
         // Raw ticks: a window ending now, kept while no tick entered or left it. Hourly: kept per starting hour.
+        // The window's bounds and the share of it the history spans move with the clock.
         keep: {
           datasets: ['planet-status', 'war'],
           key: (c: C) => c.planetHistory.windowKey(hoursOf(c.query), c.at),
           window: { spanMs: (c: C) => c.planetHistory.spanMs(hoursOf(c.query)), edges: (c: C) => c.planetHistory.edges(queryOf(c), c.at) },
-          fresh: { from: (c: C) => c.planetHistory.from(hoursOf(c.query), c.at), to: ({ at }: C) => at },
+          fresh: {
+            from: (c: C) => c.planetHistory.from(hoursOf(c.query), c.at),
+            to: ({ at }: C) => at,
+            coverage: (c: C, kept: PlanetHistory) => c.planetHistory.coverageAt(kept, hoursOf(c.query), c.at),
+          },
         },
         detail: {
           summary: 'Planet liberation history',
-          description: `Liberation curve of one planet. Up to ${HOURS.rawUpTo} hours: every full-status tick; longer: hourly buckets (state at the end of the hour, players averaged). libPct: human-owned planets health/maxHealth*100, others (maxHealth-health)/maxHealth*100.`,
+          description: `Liberation curve of one planet. Up to ${HOURS.rawUpTo} hours: every full-status tick; longer: hourly buckets (state at the end of the hour, players averaged). libPct: human-owned planets health/maxHealth*100, others (maxHealth-health)/maxHealth*100. since is the planet's first stored tick in the war, coverage the share of the window from it on.`,
         },
       },
     )

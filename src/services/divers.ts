@@ -7,6 +7,7 @@ import type { Dataset } from '../storage/changes.ts'
 import type { Store } from '../storage/index.ts'
 import type { DiverSource, SeriesChoice } from '../storage/player-counts.ts'
 import { PLAYER_COUNT_ROLLUPS, timeBucket } from '../storage/rollups.ts'
+import { coverageOf } from '../war/data-age.ts'
 
 /** Span of each fixed range, in seconds. */
 export const RANGE_SECONDS = { '24h': 86_400, '7d': 7 * 86_400, '30d': 30 * 86_400, '90d': 90 * 86_400 } as const
@@ -32,14 +33,6 @@ export function bucketSecondsFor(spanS: number): number {
 export function rollupLevelFor(widthS: number): number {
   for (let i = PLAYER_COUNT_ROLLUPS.length - 1; i > 0; i--) if (widthS % PLAYER_COUNT_ROLLUPS[i]!.seconds === 0) return i
   return 0
-}
-
-/** Share of [from, to] after the series' first row (0 without rows), rounded to 4 digits. */
-export function coverageOf(first: Date | null, from: Date, to: Date): number {
-  const span = to.getTime() - from.getTime()
-  if (first === null || first > to) return 0
-  if (span <= 0) return 1
-  return Math.round(Math.min(1, (to.getTime() - Math.max(from.getTime(), first.getTime())) / span) * 10_000) / 10_000
 }
 
 type FirstRows = [api: Date | null, pcstore: Date | null]

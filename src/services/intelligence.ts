@@ -12,7 +12,7 @@ import type { Store } from '../storage/index.ts'
 import type { PlanetWindow } from '../storage/planet-status.ts'
 import type { WarClock } from '../storage/ticks.ts'
 import { CUMULATIVE_KEYS, type WarCounters, type WarSummaryRow } from '../storage/war-summary.ts'
-import { ageSeconds } from '../war/data-age.ts'
+import { ageSeconds, coverageOf } from '../war/data-age.ts'
 import { eventPctOf, HUMANS, libPctOf, liberation, project, type Liberation, type Projection } from '../war/liberation.ts'
 
 const HOUR_MS = 3_600_000
@@ -176,22 +176,28 @@ export class IntelligenceService {
     }
   }
 
-  /** The deltas over 1 h, 24 h and 7 d back from the latest tick and the latest diver row. */
+  /**
+   * The deltas over 1 h, 24 h and 7 d back from the latest tick and the latest diver row;
+   * `since`: the war's oldest summary tick, what each window's coverage is measured from.
+   */
   async trends(warId: number) {
-    const [latest, diverNow] = await Promise.all([this.store.warSummary.tickAtOrBefore(warId, null), this.store.playerCounts.valueAtOrBefore('api', null, warId)])
-    const [h1, h24, d7] = await Promise.all([TREND_WINDOWS['1h'], TREND_WINDOWS['24h'], TREND_WINDOWS['7d']].map((hours) => this.trendWindow(warId, latest, diverNow, hours)))
-    return { '1h': h1!, '24h': h24!, '7d': d7! }
+    const [{ latest, since }, diverNow] = await Promise.all([this.store.warSummary.latestTick(warId), this.store.playerCounts.valueAtOrBefore('api', null, warId)])
+    const [h1, h24, d7] = await Promise.all([TREND_WINDOWS['1h'], TREND_WINDOWS['24h'], TREND_WINDOWS['7d']].map((hours) => this.trendWindow(warId, latest, since, diverNow, hours)))
+    return { since, windows: { '1h': h1!, '24h': h24!, '7d': d7! } }
   }
 
-  private async trendWindow(warId: number, latest: WarSummaryRow | null, diverNow: { at: Date; v: number } | null, hours: number) {
+  private async trendWindow(warId: number, latest: WarSummaryRow | null, since: Date | null, diverNow: { at: Date; v: number } | null, hours: number) {
     const span = hours * HOUR_MS
+    const start = latest ? new Date(latest.timestamp.getTime() - span) : null
     const [older, diverThen] = await Promise.all([
-      latest ? this.store.warSummary.tickAtOrBefore(warId, new Date(latest.timestamp.getTime() - span)) : null,
+      start ? this.store.warSummary.tickAtOrBefore(warId, start) : null,
       diverNow ? this.store.playerCounts.valueAtOrBefore('api', new Date(diverNow.at.getTime() - span), warId) : null,
     ])
     return {
       from: older?.timestamp ?? null,
       to: older ? latest!.timestamp : null,
+      // The share of [latest - window, latest] the stored summary ticks span (0 without any).
+      coverage: start ? coverageOf(since, start, latest!.timestamp) : 0,
       deltas: older && latest ? deltas(older, latest) : null,
       divers: diverNow && diverThen
         ? { from: diverThen.at, to: diverNow.at, fromValue: diverThen.v, toValue: diverNow.v, change: diverNow.v - diverThen.v }

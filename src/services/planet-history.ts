@@ -1,12 +1,14 @@
 /**
  * A planet's liberation curve over the last hours: every full-status tick up to
- * HOURS.rawUpTo hours, hourly rollup buckets beyond. Route: routes/planet-history.ts;
- * SQL: storage/planet-status.ts (ticks, hourly, historyEdges) and storage/war.ts (maxHealth).
+ * HOURS.rawUpTo hours, hourly rollup buckets beyond, and how much of the window its stored
+ * history spans. Route: routes/planet-history.ts; SQL: storage/planet-status.ts (planetOf,
+ * ticks, hourly, historyEdges).
  */
 import type { Store } from '../storage/index.ts'
 import type { PlanetPoint } from '../storage/planet-status.ts'
 import type { WindowEdges } from '../storage/time-pages.ts'
 import { libPctOf } from '../war/liberation.ts'
+import { coverageOf } from '../war/data-age.ts'
 
 export const HOURS = { default: 24, max: 720, rawUpTo: 48 } as const
 const HOUR_MS = 3_600_000
@@ -24,8 +26,11 @@ export interface PlanetHistoryQuery {
   hours: number
 }
 
+/** A planet's history as computed (the route's 200 answer). */
+export type PlanetHistory = NonNullable<Awaited<ReturnType<PlanetHistoryService['history']>>>
+
 export class PlanetHistoryService {
-  constructor(private readonly store: Pick<Store, 'planetStatus' | 'war'>) {}
+  constructor(private readonly store: Pick<Store, 'planetStatus'>) {}
 
   /** Whether the points are raw ticks (else hourly buckets). */
   private raw = (hours: number) => hours <= HOURS.rawUpTo
@@ -55,15 +60,28 @@ export class PlanetHistoryService {
     return this.store.planetStatus.historyEdges({ warId: q.warId, planetIndex: q.planetIndex }, this.from(q.hours, to))
   }
 
-  /** The planet's curve as of `to`; null when the planet is not known for that war. */
+  /**
+   * The answer's coverage at `to`: the share of its window then from the planet's first
+   * tick on. It changes with every request while the history is younger than the window.
+   */
+  coverageAt(answer: { since: Date | null }, hours: number, to: Date): number {
+    return coverageOf(answer.since, this.from(hours, to), to)
+  }
+
+  /**
+   * The planet's curve as of `to`, with its first stored tick in the war (`since`) and the
+   * share of the window from that tick on (`coverage`); null when the planet is not known
+   * for that war.
+   */
   async history(q: PlanetHistoryQuery, to: Date) {
     const { warId, planetIndex, hours } = q
     const from = this.from(hours, to)
-    const [maxHealth, points] = await Promise.all([
-      this.store.war.planetMaxHealth(warId, planetIndex),
+    const [planet, points] = await Promise.all([
+      this.store.planetStatus.planetOf(warId, planetIndex),
       this.raw(hours) ? this.store.planetStatus.ticks(warId, planetIndex, from, to) : this.store.planetStatus.hourly(warId, planetIndex, from, to),
     ])
-    if (maxHealth === null) return null
-    return { warId, planetIndex, maxHealth, from, to, points: points.map((p) => pointOf(p, maxHealth)) }
+    if (planet === null) return null
+    const { maxHealth, since } = planet
+    return { warId, planetIndex, maxHealth, from, to, since, coverage: coverageOf(since, from, to), points: points.map((p) => pointOf(p, maxHealth)) }
   }
 }

@@ -37,6 +37,20 @@ function history(sql: Sql, f: { warId: number; planetIndex: number; range: TimeR
 /** The planet's oldest and newest rows at or after `from` (storage/time-pages.ts windowEdges). */
 const historyEdges = (sql: Sql, f: { warId: number; planetIndex: number }, from: Date) => windowEdges(sql, series(sql, f), from)
 
+/**
+ * A planet of a war as its history needs it: its maximum health (the planet lookup table)
+ * and its first stored status tick (null: none yet); null when the planet is not known for
+ * the war. One statement; the first tick is read from one end of the series' index.
+ */
+async function planetOf(sql: Sql, warId: number, planetIndex: number): Promise<{ maxHealth: number; since: Date | null } | null> {
+  const [row] = await sql<{ maxHealth: number; since: Date | null }[]>`
+    SELECT max_health AS "maxHealth",
+           (SELECT captured_at FROM planet_status_snapshots
+            WHERE war_id = ${warId} AND planet_index = ${planetIndex} ORDER BY captured_at ASC LIMIT 1) AS since
+    FROM planets WHERE war_id = ${warId} AND planet_index = ${planetIndex}`
+  return row ?? null
+}
+
 /** A point of a planet's curve: a tick, or an hourly bucket (state at the end of the hour, players averaged). */
 export interface PlanetPoint {
   t: Date
@@ -290,4 +304,4 @@ export async function replaceCampaignsOfTicks(tx: Tx, warId: number, ticks: read
 }
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
-export const reads = { history, historyEdges, ticks, hourly, windows, latestTickAt }
+export const reads = { history, historyEdges, planetOf, ticks, hourly, windows, latestTickAt }

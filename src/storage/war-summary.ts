@@ -80,14 +80,30 @@ function history(sql: Sql, f: { warId: number; range: TimeRange }, p: Slice): Pr
 /** The war's oldest and newest summary rows at or after `from` (storage/time-pages.ts windowEdges). */
 const historyEdges = (sql: Sql, f: { warId: number }, from: Date) => windowEdges(sql, series(sql, f.warId), from)
 
-/** The war's latest tick at or before `at` (the latest of all when `at` is null); null when there is none. */
-async function tickAtOrBefore(sql: Sql, warId: number, at: Date | null): Promise<WarSummaryRow | null> {
+/** The war's latest tick at or before `at`; null when there is none. */
+async function tickAtOrBefore(sql: Sql, warId: number, at: Date): Promise<WarSummaryRow | null> {
   const [row] = await sql<WarSummaryRow[]>`
     SELECT ${selectRow(sql, WarSummaryRow, { warID: sql`war_id`, timestamp: sql`captured_at` })}
     FROM war_summary_snapshots
-    WHERE war_id = ${warId} ${at ? sql`AND captured_at <= ${at}` : sql``}
+    WHERE war_id = ${warId} AND captured_at <= ${at}
     ORDER BY captured_at DESC LIMIT 1`
   return row ?? null
+}
+
+/**
+ * The war's latest tick, and the capture time of its oldest (how far back its history
+ * goes); both null when it has none. One statement, each end read from the index.
+ */
+async function latestTick(sql: Sql, warId: number): Promise<{ latest: WarSummaryRow | null; since: Date | null }> {
+  const [row] = await sql<(WarSummaryRow & { since: Date })[]>`
+    SELECT ${selectRow(sql, WarSummaryRow, { warID: sql`war_id`, timestamp: sql`captured_at` })},
+           (SELECT captured_at FROM war_summary_snapshots WHERE war_id = ${warId} ORDER BY captured_at ASC LIMIT 1) AS since
+    FROM war_summary_snapshots
+    WHERE war_id = ${warId}
+    ORDER BY captured_at DESC LIMIT 1`
+  if (!row) return { latest: null, since: null }
+  const { since, ...latest } = row
+  return { latest, since }
 }
 
 /** The galaxy counters of one full-status tick. */
@@ -105,4 +121,4 @@ export async function insertTicks(tx: Tx, warId: number, ticks: readonly { at: D
 }
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
-export const reads = { history, historyEdges, tickAtOrBefore }
+export const reads = { history, historyEdges, tickAtOrBefore, latestTick }

@@ -117,13 +117,6 @@ async function factions(sql: Sql): Promise<Static<typeof FactionRow>[]> {
     SELECT ${selectRow(sql, FactionRow, { id: sql`faction_id` })} FROM factions ORDER BY faction_id`)]
 }
 
-/** A planet's maximum health in a war (the planet lookup table); null when the planet is not known there. */
-async function planetMaxHealth(sql: Sql, warId: number, planetIndex: number): Promise<number | null> {
-  const [row] = await sql<{ max_health: number }[]>`
-    SELECT max_health FROM planets WHERE war_id = ${warId} AND planet_index = ${planetIndex}`
-  return row?.max_health ?? null
-}
-
 // ------------------------------------------------------------------ writes (war-info collector)
 
 /** What one war-info tick writes; JSON all the way (it may wait in the spool). */
@@ -221,4 +214,4 @@ export async function writeWarInfo(tx: Tx, at: Date, warId: number, r: WarInfoRo
 }
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
-export const reads = { warState, planets, sectors, factions, planetMaxHealth }
+export const reads = { warState, planets, sectors, factions }

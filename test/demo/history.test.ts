@@ -118,7 +118,7 @@ describe('the demo starts with 30 days of history', () => {
   test('/war/trends: the 1h, 24h and 7d windows are all known, each reaching back its whole window', async () => {
     const res = await h.get('/war/trends')
     expect(res.status).toBe(200)
-    const windows = res.body.windows as Record<string, { from: string | null; to: string | null; deltas: Record<string, number> | null; divers: { from: string; to: string } | null }>
+    const windows = res.body.windows as Record<string, { from: string | null; to: string | null; coverage: number; deltas: Record<string, number> | null; divers: { from: string; to: string } | null }>
     for (const [name, span] of [['1h', HOUR], ['24h', DAY], ['7d', 7 * DAY]] as const) {
       const w = windows[name]!
       expect(w.deltas).not.toBeNull()
@@ -130,15 +130,29 @@ describe('the demo starts with 30 days of history', () => {
       expect(back).toBeLessThan(span + HOUR)
       expect(w.deltas!.missionsWon).toBeGreaterThan(0)
       expect(END - Date.parse(w.divers!.from)).toBeGreaterThanOrEqual(span)
+      // The 30 days span each window.
+      expect(w.coverage).toBe(1)
     }
+    // How far back the trends can reach: the war's oldest summary tick, within the history's first hour.
+    const [oldest] = await db.sql<{ t: Date }[]>`SELECT min(captured_at) AS t FROM war_summary_snapshots WHERE war_id = ${res.body.warID}`
+    expect(res.body.since).toBe(oldest!.t.toISOString())
+    expect(Date.parse(res.body.since) - (END - 30 * DAY)).toBeLessThan(HOUR)
   })
 
   test('the planet pages: 24 h of 10-minute ticks, 7 and 30 days of hourly points', async () => {
+    const [first] = await db.sql<{ t: Date }[]>`SELECT min(captured_at) AS t FROM planet_status_snapshots WHERE war_id = 801 AND planet_index = 0`
     for (const [hours, min] of [[24, 144], [168, 168], [720, 720]] as const) {
       const res = await h.get(`/planet/0/history?hours=${hours}`)
       expect(res.status).toBe(200)
       expect(res.body.points.length).toBeGreaterThanOrEqual(min)
       expect(res.body.points.length).toBeLessThanOrEqual(min + 2)
+      // How much of the window the history spans: all of 24 h and 7 days; of the 30 days'
+      // window (from the hour before), the share from the first tick on.
+      expect(res.body.since).toBe(first!.t.toISOString())
+      const [from, to] = [Date.parse(res.body.from), Date.parse(res.body.to)]
+      expect(res.body.coverage).toBe(Math.round(Math.min(1, (to - Math.max(from, first!.t.getTime())) / (to - from)) * 10_000) / 10_000)
+      if (hours < 720) expect(res.body.coverage).toBe(1)
+      else expect(res.body.coverage).toBeGreaterThan(0.99)
     }
   })
 

@@ -222,8 +222,10 @@ const ROUTES: Record<string, Route> = {
     template: '/planet/:planetId/history', match: /^\/api\/v1\/planet\/[^/]+\/history$/, keys: ['warId', 'warID', 'hours'], cache: 'no-store',
     pathValue: fc.constantFrom('0', '1', '2', '3', '5', '6', '00'),
     shape: (b) => {
-      expect(keysOf(b)).toEqual(sorted('warId', 'planetIndex', 'maxHealth', 'from', 'to', 'points'))
+      expect(keysOf(b)).toEqual(sorted('warId', 'planetIndex', 'maxHealth', 'from', 'to', 'since', 'coverage', 'points'))
       expect(isIso(b.from) && isIso(b.to)).toBe(true)
+      expect(b.since === null || isIso(b.since)).toBe(true)
+      expect(b.coverage >= 0 && b.coverage <= 1).toBe(true)
       for (const p of b.points) expect(keysOf(p)).toEqual(sorted('t', 'libPct', 'players', 'owner', 'health', 'regenPerSecond'))
     },
   },
@@ -308,8 +310,10 @@ const ROUTES: Record<string, Route> = {
   trends: {
     template: '/war/trends', match: /^\/api\/v1\/war\/trends$/, keys: ['warId', 'warID'], cache: 'no-store',
     shape: (b) => {
-      expect(keysOf(b)).toEqual(sorted('warID', 'asOf', 'windows'))
+      expect(keysOf(b)).toEqual(sorted('warID', 'asOf', 'since', 'windows'))
+      expect(b.since === null || isIso(b.since)).toBe(true)
       expect(keysOf(b.windows)).toEqual(sorted('1h', '24h', '7d'))
+      for (const w of Object.values(b.windows) as { coverage: number }[]) expect(w.coverage >= 0 && w.coverage <= 1).toBe(true)
     },
   },
   timeline: {

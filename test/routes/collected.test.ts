@@ -75,6 +75,13 @@ describeOnEachDatabase('read routes on collector-written data', (target) => {
     const ph = await get('/planet/0/history')
     expect(ph.status).toBe(200)
     expect(ph.body.points.length).toBeGreaterThanOrEqual(1)
+    // The collected ticks began minutes ago: since is the first of them, and coverage the
+    // small share of the day from it on (0 when the simulated ticks run ahead of the clock).
+    const [first] = await db.sql<{ t: Date }[]>`SELECT min(captured_at) AS t FROM planet_status_snapshots WHERE war_id = 801 AND planet_index = 0`
+    expect(ph.body.since).toBe(first!.t.toISOString())
+    const [from, to] = [Date.parse(ph.body.from), Date.parse(ph.body.to)]
+    expect(ph.body.coverage).toBe(first!.t.getTime() > to ? 0 : Math.round(Math.min(1, (to - Math.max(from, first!.t.getTime())) / (to - from)) * 10_000) / 10_000)
+    expect(ph.body.coverage).toBeLessThan(0.05)
     const dh = await get('/divers/history')
     expect(dh.status).toBe(200)
     // Both series began minutes ago: the 24 h window uses the upstream series, which has
@@ -84,5 +91,19 @@ describeOnEachDatabase('read routes on collector-written data', (target) => {
     expect(dh.body.coverage).toBeLessThan(0.05)
     expect(dh.body.points.length).toBeGreaterThanOrEqual(1)
     expect(dh.body.stats.current).toBeGreaterThan(0)
+  })
+
+  test('war trends: since is the first collected summary tick, coverage the share of each window from it on', async () => {
+    const trends = await get('/war/trends')
+    expect(trends.status).toBe(200)
+    const [span] = await db.sql<{ first: Date; last: Date }[]>`SELECT min(captured_at) AS first, max(captured_at) AS last FROM war_summary_snapshots WHERE war_id = 801`
+    expect(trends.body.since).toBe(span!.first.toISOString())
+    // Ticks minutes apart: a share of each window, and no deltas yet.
+    for (const [name, hours] of [['1h', 1], ['24h', 24], ['7d', 168]] as const) {
+      const covered = Math.round(Math.min(1, (span!.last.getTime() - span!.first.getTime()) / (hours * 3_600_000)) * 10_000) / 10_000
+      expect({ name, coverage: trends.body.windows[name].coverage }).toEqual({ name, coverage: covered })
+      expect(trends.body.windows[name].deltas).toBeNull()
+    }
+    expect(trends.body.windows['1h'].coverage).toBeGreaterThan(0)
   })
 })

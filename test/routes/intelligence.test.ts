@@ -166,6 +166,54 @@ describeOnEachDatabase('war intelligence routes', (target) => {
     }
   })
 
+  test('/war/trends says how much history it has: since = the oldest summary tick, coverage per window', async () => {
+    const oldest = async (war: number) => (await h.db.sql<{ t: Date | null }[]>`SELECT min(captured_at) AS t FROM war_summary_snapshots WHERE war_id = ${war}`)[0]!.t
+    const latest = async (war: number) => (await h.db.sql<{ t: Date | null }[]>`SELECT max(captured_at) AS t FROM war_summary_snapshots WHERE war_id = ${war}`)[0]!.t
+    /** The share of [latest - window, latest] from the oldest tick on, computed from the stored rows. */
+    const expected = async (war: number, hours: number) => {
+      const [first, last] = [await oldest(war), await latest(war)]
+      return first && last ? Math.round(Math.min(1, (last.getTime() - first.getTime()) / (hours * HOUR)) * 10_000) / 10_000 : 0
+    }
+    const windows = [['1h', 1], ['24h', 24], ['7d', 168]] as const
+
+    // Eight days of ticks: every window is covered.
+    const full = await h.get('/war/trends')
+    expect(full.body.since).toBe((await oldest(801))!.toISOString())
+    expect(full.body.since).toBe(tickAt(0).toISOString())
+    for (const [name, hours] of windows) {
+      expect(full.body.windows[name].coverage).toBe(1)
+      expect(full.body.windows[name].coverage).toBe(await expected(801, hours))
+    }
+
+    // A known war without a summary tick: nothing, said as nothing.
+    expect(await oldest(800)).toBeNull()
+    const empty = await h.get('/war/trends?warId=800')
+    expect(empty.status).toBe(200)
+    expect(empty.body).toHaveProperty('since', null)
+    for (const [name] of windows) expect(empty.body.windows[name]).toEqual({ from: null, to: null, coverage: 0, deltas: null, divers: null })
+
+    // Half an hour of ticks: half the hour, a share of the day and the week, no deltas.
+    const young = [LAST - 30 * MIN, LAST - 15 * MIN, LAST]
+    const counters = warSummary.countersOf(Object.fromEntries(warSummary.COUNTER_KEYS.map((key) => [key, 1])))
+    try {
+      await h.db.sql.begin(async (tx) => {
+        for (const [k, t] of young.entries()) await warSummary.insert(tx, new Date(t), 800, 7_000 + k, counters)
+      })
+      const part = await h.get('/war/trends?warId=800')
+      expect(part.body.since).toBe(new Date(young[0]!).toISOString())
+      expect(part.body.since).toBe((await oldest(800))!.toISOString())
+      expect(part.body.windows['1h'].coverage).toBe(0.5)
+      expect(part.body.windows['24h'].coverage).toBe(0.0208)
+      expect(part.body.windows['7d'].coverage).toBe(0.003)
+      for (const [name, hours] of windows) {
+        expect(part.body.windows[name].coverage).toBe(await expected(800, hours))
+        expect(part.body.windows[name].deltas).toBeNull()
+      }
+    } finally {
+      await h.db.sql`DELETE FROM war_summary_snapshots WHERE war_id = 800`
+    }
+  })
+
   test('/timeline: owner changes, order events, dispatches and the war start; type and time filters; paging', async () => {
     const all = await h.get('/timeline?limit=1000')
     expect(all.status).toBe(200)

@@ -1,6 +1,7 @@
 /** The diver history's rules, without a database: bucket widths, rollup levels, windows and coverage. */
 import { expect, test } from 'bun:test'
-import { bucketSecondsFor, coverageOf, rollupLevelFor, windowOf } from '../../src/services/divers.ts'
+import { bucketSecondsFor, rollupLevelFor, windowOf } from '../../src/services/divers.ts'
+import { coverageOf } from '../../src/war/data-age.ts'
 
 test('bucket widths: multiples of 300 s, whole hours from 1 h, whole days from 1 d; about 200 buckets', () => {
   expect(bucketSecondsFor(0)).toBe(300)

@@ -10,7 +10,7 @@
  * in commit order and a reader that saw id N has seen every id below N.
  * Imports (src/import) do not append: imported history is history, not news.
  */
-import type { Queryable, Sql, Tx } from '../db/connect.ts'
+import type { Fragment, Queryable, Sql, Tx } from '../db/connect.ts'
 import { localizedColumn, type Lang } from './texts.ts'
 import { EVENT_TYPES, timelineRows } from './timeline.ts'
 
@@ -49,41 +49,46 @@ export async function record(tx: Tx, w: WriteFacts): Promise<number> {
   const tick = w.collector === 'full-status' && (w.written.planetStatus ?? 0) > 0
   const players = w.collector === 'player-count' && (w.written.upstreamRows ?? 0) > 0
   if (!timeline && !tick && !players) return 0
-  // Held to the commit: appends are serialised, so ids are in commit order.
-  await tx`SELECT pg_advisory_xact_lock(hashtext('gws:event_log'))`
   const since = new Date(w.at.getTime() - LOOKBACK_MS)
-  const ids: number[] = []
-  const add = (rows: { id: number }[]) => ids.push(...rows.map((r) => r.id))
-  if (timeline) {
-    add(await tx<{ id: number }[]>`
-      INSERT INTO event_log (type, war_id, key, at, data)
+  const appends = [
+    timeline && tx`
       SELECT e.type, e."warID", ${eventKey(tx)}, e.at, to_jsonb(e) - 'at'
       FROM (${timelineRows(tx, w.warId, w.at, since)}) e
       WHERE e.at > ${since}
-      ORDER BY e.at, e.type, coalesce(e."planetIndex", e."orderId32", e."dispatchId"), e."eventId", e."campaignId"
-      ON CONFLICT (type, war_id, key) DO NOTHING RETURNING id`)
-  }
-  if (tick) {
-    const counts = Object.fromEntries(Object.entries(w.written).filter(([, n]) => n > 0))
-    add(await tx<{ id: number }[]>`
-      INSERT INTO event_log (type, war_id, key, at, data)
+      ORDER BY e.at, e.type, coalesce(e."planetIndex", e."orderId32", e."dispatchId"), e."eventId", e."campaignId"`,
+    tick && tx`
       SELECT 'tick', f.war_id, f.upstream_war_time::text, f.captured_at,
-             jsonb_build_object('warID', f.war_id, 'warTime', f.upstream_war_time, 'planets', f.planets_written, 'written', ${JSON.stringify(counts)}::text::jsonb)
-      FROM full_status_ticks f WHERE f.war_id = ${w.warId} AND f.captured_at = ${w.at}
-      ON CONFLICT (type, war_id, key) DO NOTHING RETURNING id`)
-  }
-  if (players) {
-    add(await tx<{ id: number }[]>`
-      INSERT INTO event_log (type, war_id, key, at, data)
+             jsonb_build_object('warID', f.war_id, 'warTime', f.upstream_war_time, 'planets', f.planets_written,
+                                'written', ${JSON.stringify(Object.fromEntries(Object.entries(w.written).filter(([, n]) => n > 0)))}::text::jsonb)
+      FROM full_status_ticks f WHERE f.war_id = ${w.warId} AND f.captured_at = ${w.at}`,
+    players && tx`
       SELECT 'player-count', p.war_id, p.upstream_war_time::text, p.captured_at,
              jsonb_build_object('warID', p.war_id, 'warTime', p.upstream_war_time, 'players', p.api_total_player_count)
       FROM player_count_snapshots p
-      WHERE p.source = 'upstream' AND p.game_name = 'Game 2' AND p.war_id = ${w.warId} AND p.captured_at = ${w.at}
-      ON CONFLICT (type, war_id, key) DO NOTHING RETURNING id`)
-  }
-  if (ids.length > 0) await queueDeliveries(tx, ids)
-  return ids.length
+      WHERE p.source = 'upstream' AND p.game_name = 'Game 2' AND p.war_id = ${w.warId} AND p.captured_at = ${w.at}`,
+  ].filter((a) => a !== false)
+  // Sent together (one round trip), run in this order. The lock, held to the commit,
+  // serialises appends, so ids are handed out in commit order.
+  const [, ...appended] = await Promise.all([
+    tx`SELECT pg_advisory_xact_lock(hashtext('gws:event_log'))`,
+    ...appends.map((rows) => appendAndQueue(tx, rows)),
+  ])
+  return appended.reduce((n, a) => n + a.length, 0)
 }
+
+/**
+ * Append `rows` (type, war, key, time, body) to the log, and queue in the same statement
+ * a delivery (the outbox) for every subscription that wants one of the events appended.
+ */
+const appendAndQueue = (tx: Tx, rows: Fragment) => tx<{ id: number }[]>`
+  WITH appended AS (
+    INSERT INTO event_log (type, war_id, key, at, data) ${rows}
+    ON CONFLICT (type, war_id, key) DO NOTHING RETURNING id, type),
+  queued AS (
+    INSERT INTO webhook_deliveries (webhook_id, event_id)
+    SELECT w.id, a.id FROM appended a JOIN webhooks w ON a.type = ANY (w.types)
+    ON CONFLICT DO NOTHING)
+  SELECT id FROM appended`
 
 /**
  * What an event is about, unique per type and war: a planet's owner change by planet and
@@ -96,15 +101,6 @@ const eventKey = (sql: Queryable) => sql`
        WHEN e."dispatchId" IS NOT NULL THEN e."dispatchId"::text
        WHEN e."planetIndex" IS NOT NULL THEN e."planetIndex"::text || '@' || (extract(epoch FROM e.at) * 1000)::bigint::text
        ELSE e."warID"::text END`
-
-/** The outbox: a delivery for every subscription that wants an event appended by this transaction. */
-async function queueDeliveries(tx: Tx, ids: number[]): Promise<void> {
-  await tx`
-    INSERT INTO webhook_deliveries (webhook_id, event_id)
-    SELECT w.id, e.id FROM event_log e JOIN webhooks w ON e.type = ANY (w.types)
-    WHERE e.id IN ${tx(ids)}
-    ON CONFLICT DO NOTHING`
-}
 
 /** Events after `afterId` (and up to `upTo`), oldest first, of `types` when given; texts in `lang` when given. */
 async function after(sql: Sql, f: { afterId: number; upTo?: number; types?: readonly string[]; lang?: Lang; limit: number }): Promise<LoggedEvent[]> {

@@ -111,6 +111,12 @@ export function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
   }
 }
 
+/** User + system CPU time of a process so far, in seconds (/proc/<pid>/stat, clock ticks of 1/100 s). */
+export function cpuSeconds(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(f[11]) + Number(f[12])) / 100
+}
+
 const toMs = (v: string, unit: string) => Number(v) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 1)
 
 export function wrkAvailable(): boolean {

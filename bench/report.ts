@@ -37,6 +37,12 @@ export interface Commit {
 /** `9822d64`, or `9822d64+dirty` when the tree had uncommitted changes. */
 export const commitText = (c: Commit) => `${c.hash}${c.changes.length ? '+dirty' : ''}`
 
+/** `**Commit measured:** 9822d64+dirty (uncommitted at the start: …); during the run: …`, without a final period. */
+export const commitMeasured = (c: Commit) =>
+  `**Commit measured:** ${commitText(c)}` +
+  (c.changes.length ? ` (uncommitted at the start: ${c.changes.slice(0, 8).join(', ')}${c.changes.length > 8 ? ` and ${c.changes.length - 8} more` : ''})` : '') +
+  (c.movedDuringRun ? `; during the run: ${c.movedDuringRun}` : '')
+
 /** Issue 24: a computed diver history (every range) and planet history (24/168/720 h) answer in p50 ≤ 10 ms at the default scale. */
 export const COMPUTED_HISTORY_P50_MS = 10
 
@@ -356,10 +362,7 @@ export function renderMarkdown(r: RunResult): string {
   const missed = missedTargets(r.targets)
   const c = r.commit
   L.push(
-    `**Commit measured:** ${commitText(c)}` +
-      (c.changes.length ? ` (uncommitted at the start: ${c.changes.slice(0, 8).join(', ')}${c.changes.length > 8 ? ` and ${c.changes.length - 8} more` : ''})` : '') +
-      (c.movedDuringRun ? `; during the run: ${c.movedDuringRun}` : '') +
-      '. ' +
+    `${commitMeasured(c)}. ` +
       (missed.length ? `**Targets missed (${missed.length} of ${r.targets.length}):**` : `**Targets missed:** none missed (${r.targets.length} targets, verdicts under "Targets" below).`),
     '',
   )

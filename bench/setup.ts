@@ -12,6 +12,7 @@ import { startEmbeddedDatabase } from '../src/db/embedded.ts'
 import { openDatabase, type Database } from '../src/db/index.ts'
 import { createLogger, silentLogger } from '../src/log.ts'
 import type { Feeds } from '../src/feeds/index.ts'
+import { startSimulator, type Simulator } from '../src/sim/server.ts'
 
 export const ROOT = resolve(import.meta.dir, '..')
 export const WAR_ID = 801
@@ -143,3 +144,27 @@ export function appDeps(bench: BenchDatabase, feeds: Feeds): AppDeps {
 }
 
 export { simulatedFeeds }
+
+/**
+ * What a bench that starts service processes runs them on: a scratch TimescaleDB (its
+ * edition reported through `progress`), the feed simulator, and the environment of such a
+ * process (no schedule: the bench drives the collectors with `secret`).
+ */
+export async function serviceBench(progress: (line: string) => void, secret: string): Promise<{ bench: BenchDatabase; sim: Simulator; env: Record<string, string> }> {
+  const bench = await openBenchDatabase('timescaledb')
+  const { info } = bench.db
+  progress(`database: ${info.edition}, TimescaleDB ${info.timescaledbVersion ?? '–'}, PostgreSQL ${info.serverVersion}`)
+  const sim = startSimulator({ port: 0, hostname: '127.0.0.1', seed: 5, speed: 1 })
+  const env = {
+    DATABASE_URL: bench.url,
+    DB_POOL_MAX: '5',
+    SCHEDULE_ENABLED: 'false',
+    WAR_ID: String(WAR_ID),
+    COLLECTOR_SECRET: secret,
+    UPSTREAM_URL: sim.upstreamUrl,
+    COMMUNITY_API_URL: sim.communityUrl,
+    PCSTORE_API_URL: sim.pcstoreUrl,
+  }
+  return { bench, sim, env }
+}
+

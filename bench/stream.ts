@@ -29,13 +29,14 @@ import { connect as tcpConnect } from 'node:net'
 import { parseArgs } from 'node:util'
 import type { Subprocess } from 'bun'
 import { DEFAULT_STREAM_LIMITS } from '../src/push/stream.ts'
-import { startSimulator } from '../src/sim/server.ts'
+import type { Simulator } from '../src/sim/server.ts'
 import { storageFigures } from '../src/storage/policies.ts'
 import { linesOf, startService, type ServiceProcess } from '../test/support/process.ts'
-import { printUsageAndExit, scriptArgs } from './cli.ts'
-import { commitText, sectionTitle, writeSection, type Commit, type Machine } from './report.ts'
+import { cleanUpOnSignals, printUsageAndExit, progressSince, scriptArgs } from './cli.ts'
+import { cpuSeconds } from './load.ts'
+import { commitMeasured, sectionTitle, writeSection } from './report.ts'
 import { commitOf, machine, sameCheckout } from './checkout.ts'
-import { openBenchDatabase, ROOT, WAR_ID, type BenchDatabase } from './setup.ts'
+import { ROOT, serviceBench, WAR_ID, type BenchDatabase } from './setup.ts'
 import { ms, percentile } from './stats.ts'
 
 const { values: argv } = parseArgs({
@@ -61,7 +62,7 @@ const STREAM_PATH = '/api/v1/events/stream'
 const SECRET = 'stream-bench-secret'
 
 const started = performance.now()
-const progress = (line: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`)
+const progress = progressSince(started)
 /** Wall clock in ms with sub-ms digits: the generator uses the same (one machine, one clock). */
 const now = () => performance.timeOrigin + performance.now()
 
@@ -69,11 +70,6 @@ const now = () => performance.timeOrigin + performance.now()
 
 /** VmRSS of a process, in KiB. */
 const rssKiB = (pid: number) => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN)
-/** User + system CPU time of a process, in seconds. */
-const cpuS = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(f[11]) + Number(f[12])) / 100
-}
 /** The median of a few RSS samples `everyMs` apart. */
 async function rssSettled(pid: number, samples = 5, everyMs = 300): Promise<number> {
   const xs: number[] = []
@@ -242,8 +238,9 @@ class Generator {
 
 const services: ServiceProcess[] = []
 let generator: Generator | undefined
-let sim: ReturnType<typeof startSimulator> | undefined
+let sim: Simulator | undefined
 let bench: BenchDatabase | undefined
+let serviceEnv: Record<string, string> = {}
 let cleaning: Promise<void> | undefined
 const cleanup = () =>
   (cleaning ??= (async () => {
@@ -253,12 +250,7 @@ const cleanup = () =>
     await sim?.stop().catch(() => {})
     await bench?.close().catch((e) => progress(`database close failed: ${e}`))
   })())
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    progress(`${sig}: cleaning up`)
-    void cleanup().finally(() => process.exit(130))
-  })
-}
+cleanUpOnSignals(cleanup, progress)
 
 interface EventResult {
   label: string
@@ -290,20 +282,8 @@ try {
   const m = machine()
   const loadStart = loadavg()[0]!
   progress(`${N} clients, ${K} events ${intervalMs / 1000} s apart; ${m.cpu}, ${m.cores} cores, load average ${loadStart.toFixed(2)}`)
-  bench = await openBenchDatabase('timescaledb')
+  ;({ bench, sim, env: serviceEnv } = await serviceBench(progress, SECRET))
   const { sql, info } = bench.db
-  progress(`database: ${info.edition}, TimescaleDB ${info.timescaledbVersion ?? '–'}, PostgreSQL ${info.serverVersion}`)
-  sim = startSimulator({ port: 0, hostname: '127.0.0.1', seed: 5, speed: 1 })
-  const serviceEnv = {
-    DATABASE_URL: bench.url,
-    DB_POOL_MAX: '5',
-    SCHEDULE_ENABLED: 'false',
-    WAR_ID: String(WAR_ID),
-    COLLECTOR_SECRET: SECRET,
-    UPSTREAM_URL: sim.upstreamUrl,
-    COMMUNITY_API_URL: sim.communityUrl,
-    PCSTORE_API_URL: sim.pcstoreUrl,
-  }
   const perAddress = Math.ceil(N / addresses) + 10
   const svc = await startService({ ...serviceEnv, STREAM_MAX_CLIENTS: String(N), STREAM_MAX_PER_ADDRESS: String(perAddress) })
   services.push(svc)
@@ -328,7 +308,7 @@ try {
   progress(`service RSS idle: ${(rssIdle / 1024).toFixed(1)} MiB`)
 
   // N streams from the load generator.
-  const cpuBeforeConnect = cpuS(pid)
+  const cpuBeforeConnect = cpuSeconds(pid)
   generator = new Generator(base)
   const connected = await generator.wait<Connected>('connected', 180_000)
   progress(`generator: ${connected.connected} connected, ${connected.refused} refused, ${connected.failed} failed in ${(connected.connectMs / 1000).toFixed(1)} s`)
@@ -338,7 +318,7 @@ try {
     if (held >= connected.connected) break
     await Bun.sleep(100)
   }
-  const cpuConnect = cpuS(pid) - cpuBeforeConnect
+  const cpuConnect = cpuSeconds(pid) - cpuBeforeConnect
   const loadConnected = loadavg()[0]!
   if (held !== N) progress(`event_stream_clients = ${held}, not ${N}`)
   await Bun.sleep(2000)
@@ -352,8 +332,8 @@ try {
 
   // K events, each committed by the bench (another process than the service).
   const fired: { id: number; committedAt: number; commitMs: number }[] = []
-  const cpuBeforeEvents = cpuS(pid)
-  const generatorCpuBeforeEvents = cpuS(generator.proc.pid)
+  const cpuBeforeEvents = cpuSeconds(pid)
+  const generatorCpuBeforeEvents = cpuSeconds(generator.proc.pid)
   for (let i = 0; i < K; i++) {
     if (i) await Bun.sleep(intervalMs)
     const key = `bench-stream-${process.pid}-${i}`
@@ -372,8 +352,8 @@ try {
     progress(`event ${i + 1}/${K}: id ${id} committed (${(committedAt - t0).toFixed(1)} ms)`)
   }
   await Bun.sleep(Math.max(intervalMs, 2000))
-  const cpuEvents = cpuS(pid) - cpuBeforeEvents
-  const generatorCpuEvents = cpuS(generator.proc.pid) - generatorCpuBeforeEvents
+  const cpuEvents = cpuSeconds(pid) - cpuBeforeEvents
+  const generatorCpuEvents = cpuSeconds(generator.proc.pid) - generatorCpuBeforeEvents
   const spanEventsS = (now() - fired[0]!.committedAt) / 1000
 
   // One event written by the service's own collector.
@@ -460,9 +440,7 @@ try {
       database: { label: 'TimescaleDB (scripts/testdb.sh)', edition: info.edition, timescaledbVersion: info.timescaledbVersion, serverVersion: info.serverVersion, notes: '' },
     }),
     '',
-    `**Commit measured:** ${commitText(commit)}` +
-      (commit.changes.length ? ` (uncommitted at the start: ${commit.changes.slice(0, 8).join(', ')}${commit.changes.length > 8 ? ` and ${commit.changes.length - 8} more` : ''})` : '') +
-      (commit.movedDuringRun ? `; during the run: ${commit.movedDuringRun}` : '') + '.',
+    `${commitMeasured(commit)}.`,
     '',
     `**Target (issue 28): ${N.toLocaleString('en')} streams on one process, every event reaches all of them with p99 ≤ ${TARGET_P99_MS / 1000} s: ${met ? 'met' : 'missed'}** ` +
       `(worst p99 ${ms(worst.p99)} ms, event ${worst.id}; ${everyoneGotAll ? `every event reached all ${N.toLocaleString('en')} streams` : 'some streams missed events'}${allConnected ? '' : `; only ${connected.connected} of ${N} connected`}). ` +

@@ -178,7 +178,8 @@ export class ClientBudgets {
       meter.settled = true
       if (computed && meter.api) b.tokens -= this.settings.rateLimitComputeCost - 1
     }
-    const headers: Record<string, string> = { 'ratelimit-policy': b.policy.header, ratelimit: rateLimitOf(b) }
+    // A refusal says r=0 though the bucket may have refilled a unit since the request came.
+    const headers: Record<string, string> = { 'ratelimit-policy': b.policy.header, ratelimit: rateLimitOf(b, meter.refused) }
     if (meter.refused) headers['retry-after'] = String(this.retryAfter(b, 1))
     return headers
   }
@@ -263,9 +264,9 @@ export class ClientBudgets {
 /** Units left, as the whole service's. */
 const remainingOf = (b: Bucket) => Math.floor(Math.max(0, b.tokens) * b.policy.scale)
 
-/** The RateLimit value: units left, and seconds until the bucket is full again. */
-const rateLimitOf = (b: Bucket) =>
-  `"${b.policy.name}";r=${remainingOf(b)};t=${Math.ceil(Math.max(0, b.policy.capacity - b.tokens) / b.policy.perMs / 1000)}`
+/** The RateLimit value: units left (none on a refusal), and seconds until the bucket is full again. */
+const rateLimitOf = (b: Bucket, refused = false) =>
+  `"${b.policy.name}";r=${refused ? 0 : remainingOf(b)};t=${Math.ceil(Math.max(0, b.policy.capacity - b.tokens) / b.policy.perMs / 1000)}`
 
 /** Whether an error answer was computed: the handler (or what it called) failed, not the request's shape. */
 const computedError = (code: unknown) => (typeof code === 'number' ? code >= 500 : code !== 'VALIDATION' && code !== 'PARSE' && code !== 'NOT_FOUND')

@@ -34,6 +34,22 @@ describe('budgets (the arithmetic, on a moved clock)', () => {
     expect(budgets.take(budgets.clientOf(request(), '192.0.2.2')!, 20).ok).toBe(true)
   })
 
+  test('a refused request says r=0 with its Retry-After, even when the bucket refilled a unit before its headers were made', () => {
+    let now = 0
+    const budgets = new ClientBudgets(settings(), () => now)
+    const a = budgets.clientOf(request(), '192.0.2.1')!
+    expect(budgets.take(a, 20).ok).toBe(true)
+    const refused = request()
+    expect(budgets.admit(refused, '192.0.2.1')).toBeDefined()
+    // 4.5 s on: 1.5 units back (one every 3 s) between the refusal and its answer's headers.
+    now += 4500
+    expect(budgets.settle(refused, false)).toEqual({ 'ratelimit-policy': '"default";q=20;w=60', ratelimit: '"default";r=0;t=56', 'retry-after': '1' })
+    // The next request is admitted and its answer says what is left.
+    const next = request()
+    expect(budgets.admit(next, '192.0.2.1')).toBeUndefined()
+    expect(budgets.settle(next, false)!.ratelimit).toBe('"default";r=0;t=59')
+  })
+
   test('an IPv6 client is its /64; an IPv4 client of a dual-stack socket is its IPv4 address', () => {
     const budgets = new ClientBudgets(settings(), () => 0)
     expect(budgets.clientOf(request(), '2001:db8:1:2:aaaa::1')!.id).toBe('2001:db8:1:2::/64')

@@ -51,10 +51,13 @@ export async function record(tx: Tx, w: WriteFacts): Promise<number> {
   if (!timeline && !tick && !players) return 0
   const since = new Date(w.at.getTime() - LOOKBACK_MS)
   const appends = [
+    // Most of the day's events are logged already: they are left out before their bodies are built.
     timeline && tx`
-      SELECT e.type, e."warID", ${eventKey(tx)}, e.at, to_jsonb(e) - 'at'
+      SELECT e.type, e."warID", k.key, e.at, to_jsonb(e) - 'at'
       FROM (${timelineRows(tx, w.warId, w.at, since)}) e
+      CROSS JOIN LATERAL (SELECT ${eventKey(tx)} AS key) k
       WHERE e.at > ${since}
+        AND NOT EXISTS (SELECT 1 FROM event_log l WHERE l.type = e.type AND l.war_id = e."warID" AND l.key = k.key)
       ORDER BY e.at, e.type, coalesce(e."planetIndex", e."orderId32", e."dispatchId"), e."eventId", e."campaignId"`,
     tick && tx`
       SELECT 'tick', f.war_id, f.upstream_war_time::text, f.captured_at,

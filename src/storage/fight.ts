@@ -243,18 +243,26 @@ export interface CampaignTick {
  * planet's status. Null for a campaign never stored.
  */
 async function campaignHistory(sql: Sql, f: { warId: number; campaignId: number; limit: number }) {
-  const [span] = await sql<{ planetIndex: number; type: number; firstSeenAt: Date; lastSeenAt: Date; eventId: number | null }[]>`
+  const [row] = await sql<{ planetIndex: number; type: number; firstSeenAt: Date; lastSeenAt: Date; eventId: number | null; eventFirst: Date | null; eventLast: Date | null }[]>`
     SELECT c.planet_index AS "planetIndex", c.type, c.first_seen_at AS "firstSeenAt", c.last_seen_at AS "lastSeenAt",
-           (SELECT e.event_id FROM planet_event_spans e WHERE e.war_id = c.war_id AND e.campaign_id = c.campaign_id ORDER BY e.first_seen_at DESC LIMIT 1) AS "eventId"
-    FROM campaign_spans c WHERE c.war_id = ${f.warId} AND c.campaign_id = ${f.campaignId}`
-  if (!span) return null
+           e.event_id AS "eventId", e.first_seen_at AS "eventFirst", e.last_seen_at AS "eventLast"
+    FROM campaign_spans c
+    LEFT JOIN LATERAL (
+      SELECT e.event_id, e.first_seen_at, e.last_seen_at FROM planet_event_spans e
+      WHERE e.war_id = c.war_id AND e.campaign_id = c.campaign_id ORDER BY e.first_seen_at DESC LIMIT 1) e ON true
+    WHERE c.war_id = ${f.warId} AND c.campaign_id = ${f.campaignId}`
+  if (!row) return null
+  const { eventFirst, eventLast, ...span } = row
+  // The span's bounds as constants: the planner reads only the chunks of the span, and
+  // the event's own rows from one end of its key.
   const ticks = span.eventId !== null
     ? await sql<CampaignTick[]>`
         SELECT * FROM (
           SELECT e.captured_at AS t, NULL::int AS owner, e.health, e.max_health AS "maxHealth", s.players
           FROM planet_event_snapshots e
           LEFT JOIN planet_status_snapshots s ON s.war_id = e.war_id AND s.planet_index = e.planet_index AND s.captured_at = e.captured_at
-          WHERE e.war_id = ${f.warId} AND e.event_id = ${span.eventId}
+            AND s.captured_at BETWEEN ${eventFirst} AND ${eventLast}
+          WHERE e.war_id = ${f.warId} AND e.event_id = ${span.eventId} AND e.captured_at BETWEEN ${eventFirst} AND ${eventLast}
           ORDER BY e.captured_at DESC LIMIT ${f.limit}) x ORDER BY t`
     : await sql<CampaignTick[]>`
         SELECT * FROM (

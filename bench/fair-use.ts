@@ -326,7 +326,7 @@ export function renderSection(r: FairUseRun): string {
     '',
     `${commitMeasured(r.commit)}.`,
     '',
-    `**Issue 29: a flooding client gets 429s with correct headers while a polite client keeps its latency and none of its requests is refused: ${problems.length ? 'missed' : 'met'}** ` +
+    `**Target: a flooding client gets 429s with correct headers while a polite client keeps its latency and none of its requests is refused: ${problems.length ? 'missed' : 'met'}** ` +
       `(polite p99 ${ms(a.polite.p99)} ms alone, ${ms(b.polite.p99)} ms during the flood: **${x(p99Ratio)}**, one run; polite requests refused: ${a.polite.refused + b.polite.refused} of ${a.polite.requests + b.polite.requests}; ` +
       `the flood: ${n(f.requests / floodS)} requests/s, ${(100 * share).toFixed(2)} % of them 429, ${failedChecks === 0 ? `all ${n(refused429)} 429s with Retry-After, RateLimit-Policy and RateLimit as documented` : `${n(failedChecks)} 429s failing a check`}).` +
       (problems.length ? ` Failed: ${problems.join('; ')}.` : ''),

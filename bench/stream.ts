@@ -442,7 +442,7 @@ try {
     '',
     `${commitMeasured(commit)}.`,
     '',
-    `**Target (issue 28): ${N.toLocaleString('en')} streams on one process, every event reaches all of them with p99 ≤ ${TARGET_P99_MS / 1000} s: ${met ? 'met' : 'missed'}** ` +
+    `**Target: ${N.toLocaleString('en')} streams on one process, every event reaches all of them with p99 ≤ ${TARGET_P99_MS / 1000} s: ${met ? 'met' : 'missed'}** ` +
       `(worst p99 ${ms(worst.p99)} ms, event ${worst.id}; ${everyoneGotAll ? `every event reached all ${N.toLocaleString('en')} streams` : 'some streams missed events'}${allConnected ? '' : `; only ${connected.connected} of ${N} connected`}). ` +
       `Memory per idle stream: **${perClientKiB.toFixed(1)} KiB**. Caps: one more stream on the full process **${full.status}**, beyond the per-address cap **${overAddress.status}**.`,
     '',

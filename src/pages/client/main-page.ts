@@ -4,7 +4,7 @@
  * timeline events) and the war's trend deltas.
  */
 import { TimeChart, type LineMark } from './chart.ts'
-import { api, dataState, duration, empty, every, fill, h, int, markMissing, readiness, section, signed, utc } from './common.ts'
+import { api, dataState, duration, empty, every, fill, h, int, markMissing, section, signed, utc } from './common.ts'
 import type { DiverHistory, Paged, PlayerCount, TimelineItem, Trends } from './types.ts'
 
 const RANGES = ['24h', '7d', '30d', '90d', 'all'] as const
@@ -204,8 +204,7 @@ export function mainPage(app: HTMLElement) {
     const anyData = names.some((n) => got.data.windows[n]?.deltas || got.data.windows[n]?.divers)
     if (!anyData) {
       // A trend compares the latest war summary with one a whole window earlier: the first needs an hour of history.
-      const r = await readiness()
-      const oldest = r?.history?.['full-status']?.oldest
+      const oldest = got.data.since
       const ready = oldest ? Date.parse(oldest) + 3600_000 : null
       fill(
         trends,
@@ -231,7 +230,13 @@ export function mainPage(app: HTMLElement) {
           h('tbody', {}, ...rows.map(([label, f]) => h('tr', {}, h('th', {}, label), ...names.map((n) => h('td', { class: 'num' }, signed(f(got.data.windows[n]!))))))),
         ),
       ),
-      missingWindows.length ? h('p', { class: 'age' }, `–: not enough history yet for ${missingWindows.join(', ')} (a window needs that long of stored war summaries).`) : null,
+      missingWindows.length
+        ? h(
+            'p',
+            { class: 'age', id: 'trends-young' },
+            `–: not enough history yet for ${missingWindows.map((n) => `${n} (${Math.floor(got.data.windows[n]!.coverage * 100)} % of it stored)`).join(', ')}: a window needs that long of stored war summaries${got.data.since ? `, stored since ${utc(got.data.since)}` : ''}.`,
+          )
+        : null,
     )
   })
 }

@@ -194,6 +194,8 @@ export interface Ready {
 export interface TrendWindow {
   from: string | null
   to: string | null
+  /** Share of the window the stored war summaries span (0..1). */
+  coverage: number
   deltas: Record<string, number> | null
   divers: { from: string; to: string; fromValue: number; toValue: number; change: number } | null
 }
@@ -201,6 +203,8 @@ export interface TrendWindow {
 export interface Trends {
   warID: number
   asOf: string
+  /** The war's oldest stored war summary; null before the first. */
+  since: string | null
   windows: Record<string, TrendWindow>
 }
 

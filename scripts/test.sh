@@ -19,6 +19,7 @@
 #   (default 3: on 2 cores most files wait on databases, processes and drills, not on the
 #   CPU, but the drills that start several service processes crowd the CPU at 4), the longest first (LONG_FILES below), the next file as soon as one ends. Each
 #   file's output is printed in one block when it ends, headed by its name, result and time.
+#   The drills that judge timing under their own load (ALONE_FILES below) run last, alone.
 #   TEST_JOBS=1 runs them one after the other.
 # - Arguments: files or folders choose the test files (other words select the files whose
 #   path contains them, like bun's filters); options (-t PATTERN, --todo, ...) are passed to
@@ -223,7 +224,11 @@ LONG_FILES=(
   test/reliability/feed-faults.test.ts                   # 17
   test/routes/divers.test.ts                             # 16
   test/routes/war.test.ts                                # 16
-  test/reliability/load-while-collecting.test.ts         # 14
+)
+# Drills that judge timing under a load of their own (a schedule that must not miss a
+# firing while they load the service): run last, alone, so other files do not crowd them.
+ALONE_FILES=(
+  test/reliability/load-while-collecting.test.ts
 )
 ordered() {
   local f l
@@ -231,7 +236,7 @@ ordered() {
     for f in "${FILES[@]}"; do [[ $f == "$l" ]] && echo "$f"; done
   done
   for f in "${FILES[@]}"; do
-    for l in "${LONG_FILES[@]}"; do [[ $f == "$l" ]] && continue 2; done
+    for l in "${LONG_FILES[@]}" "${ALONE_FILES[@]}"; do [[ $f == "$l" ]] && continue 2; done
     printf '%s\t%s\n' "$(stat -c %s "$f" 2>/dev/null || echo 0)" "$f"
   done | sort -t$'\t' -k1,1nr -k2 | cut -f2
 }
@@ -303,14 +308,26 @@ if ((${#FILES[@]} == 0)); then
   strip "$OUT/none.log"
 else
   ordered >"$RUN_TMP/queue"
-  ((JOBS > ${#FILES[@]})) && JOBS=${#FILES[@]}
-  say "${#FILES[@]} test file$( ((${#FILES[@]} == 1)) || echo s), $JOBS at a time (TEST_JOBS), longest first"
+  alone=()
+  for l in "${ALONE_FILES[@]}"; do
+    for f in "${FILES[@]}"; do [[ $f == "$l" ]] && alone+=("$f"); done
+  done
+  together=$((${#FILES[@]} - ${#alone[@]}))
+  ((JOBS > together)) && JOBS=$together
+  say "${#FILES[@]} test file$( ((${#FILES[@]} == 1)) || echo s), $JOBS at a time (TEST_JOBS), longest first$( ((${#alone[@]} > 0)) && echo "; then ${alone[*]} alone")"
   for ((w = 1; w <= JOBS; w++)); do
     worker "$w" &
     WORKERS+=($!)
   done
   for pid in "${WORKERS[@]}"; do wait "$pid"; done
   WORKERS=()
+  if ((${#alone[@]} > 0)); then
+    printf '%s\n' "${alone[@]}" >"$RUN_TMP/queue"
+    worker 1 &
+    WORKERS+=($!)
+    wait "${WORKERS[@]}"
+    WORKERS=()
+  fi
 fi
 WALL_NS=$(($(date +%s%N) - T0))
 

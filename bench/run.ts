@@ -34,7 +34,7 @@
  */
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { printUsageAndExit, scriptArgs } from './cli.ts'
+import { cleanUpOnSignals, printUsageAndExit, progressSince, scriptArgs } from './cli.ts'
 import type { Subprocess } from 'bun'
 import { COLLECTORS } from '../src/collect/index.ts'
 import { CollectorRunner } from '../src/collect/runner.ts'
@@ -55,7 +55,7 @@ import { commitOf, machine, sameCheckout } from './checkout.ts'
 import { appDeps, openBenchDatabase, ROOT, simulatedFeeds, WAR_ID, type BenchDatabase, type DbKind } from './setup.ts'
 
 const started = performance.now()
-const progress = (line: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`)
+const progress = progressSince(started)
 
 // ------------------------------------------------------------------ options
 
@@ -157,12 +157,7 @@ function cleanup(): Promise<void> {
   })()
   return cleaning
 }
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    progress(`${sig}: cleaning up`)
-    void cleanup().finally(() => process.exit(130))
-  })
-}
+cleanUpOnSignals(cleanup, progress)
 
 // ------------------------------------------------------------------ the load routes
 

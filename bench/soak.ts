@@ -22,7 +22,7 @@ import { cpus, loadavg } from 'node:os'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { printUsageAndExit, scriptArgs } from './cli.ts'
+import { cleanUpOnSignals, printUsageAndExit, progressSince, scriptArgs } from './cli.ts'
 import { COLLECTOR_NAMES, type CollectorName } from '../src/collect/index.ts'
 import { connect } from '../src/db/connect.ts'
 import { SCHEDULE_PATTERNS } from '../src/collect/schedule.ts'
@@ -327,7 +327,7 @@ if (import.meta.main) {
   })
   if (argv.help) printUsageAndExit(import.meta.path)
   const started = performance.now()
-  const progress = (line: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`)
+  const progress = progressSince(started)
   const durationS = Number(argv.duration)
   const connections = Number(argv.connections)
   if (!(durationS >= 1) || !(connections >= 1)) {
@@ -336,12 +336,7 @@ if (import.meta.main) {
   }
   const bench = await openBenchDatabase(argv['db-url'] ? 'url' : 'timescaledb', argv['db-url'])
   // Interrupted: still stop the database this run started (the service is its child).
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(sig, () => {
-      progress(`${sig}: stopping the database`)
-      void bench.close().finally(() => process.exit(130))
-    })
-  }
+  cleanUpOnSignals(() => bench.close(), progress)
   let code = 0
   try {
     const info = bench.db.info

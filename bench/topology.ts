@@ -30,7 +30,7 @@ import { connect } from '../src/db/connect.ts'
 import { migrate } from '../src/db/migrate.ts'
 import { startSimulator } from '../src/sim/server.ts'
 import { startService, type ServiceProcess } from '../test/support/process.ts'
-import { printUsageAndExit, scriptArgs } from './cli.ts'
+import { cleanUpOnSignals, printUsageAndExit, progressSince, scriptArgs } from './cli.ts'
 import { writeSection } from './report.ts'
 import { ROOT, WAR_ID } from './setup.ts'
 import { firingsBetween, loadRoutes, rowTally, SOAK_ROUTES, tableCounts, tally, type RunLine } from './soak.ts'
@@ -52,7 +52,7 @@ const durationS = Number(argv.duration)
 const connections = Number(argv.connections)
 const fullStatusCron = argv['full-status-cron']!
 const started = performance.now()
-const progress = (line: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`)
+const progress = progressSince(started)
 
 const instance = `topology-${process.pid}`
 const testdb = async (cmd: string) => {
@@ -83,7 +83,7 @@ const cleanup = async () => {
   await testdb('stop').catch((e) => progress(`testdb stop failed: ${e}`))
   rmSync(proxyDir, { recursive: true, force: true })
 }
-for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => void cleanup().finally(() => process.exit(130)))
+cleanUpOnSignals(cleanup, progress)
 
 try {
   if (!Bun.which('haproxy')) throw new Error('haproxy is not installed (apt-get install -y haproxy)')

@@ -229,9 +229,18 @@ const NOTHING = {
  * A failure fails them all and the transaction rolls back.
  */
 async function writeTicks(tx: Tx, ticks: readonly TickRows[]): Promise<WriteResult[]> {
+  // For the rest of this transaction, each statement is planned once per connection and its
+  // plan kept: the rows come as JSON or arrays, so a plan made for the values would be the
+  // same plan, yet the server would make one anew at each of a statement's first five runs
+  // on a connection (a write takes the pool's connection idle the longest: writes take
+  // turns on every open connection).
+  const planned = tx`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`.execute()
   const texting = writeTexts(tx, ticks)
   texting.catch(() => {}) // awaited below, after the claims
-  const claims = await claimTicks(tx, ticks.map(({ at, warId, rows }) => ({ warId, warTime: rows.warTime, at, planets: rows.planets.length, parts: rows.partsFetchedAt })))
+  const [claims] = await Promise.all([
+    claimTicks(tx, ticks.map(({ at, warId, rows }) => ({ warId, warTime: rows.warTime, at, planets: rows.planets.length, parts: rows.partsFetchedAt }))),
+    planned,
+  ])
   const written: (typeof NOTHING)[] = ticks.map(() => NOTHING)
   // A group's statements read what the groups before it wrote (a late tick's neighbours).
   for (const group of groupsOf(ticks, claims)) {

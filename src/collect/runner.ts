@@ -123,8 +123,11 @@ export class CollectorRunner {
         if (!(await tryTransactionLock(tx, `collector:${c.name}`))) return null
         const at = new Date(tick.capturedAt)
         const written = await c.write(tx, at, tick)
-        await events.record(tx, { collector: c.name, warId: tick.warId, at, written: written.written })
-        await announce(tx, changedBy(c, written.written))
+        // Sent together (one round trip): the notification, like the appended events, goes out at the commit.
+        await Promise.all([
+          events.record(tx, { collector: c.name, warId: tick.warId, at, written: written.written }),
+          announce(tx, changedBy(c, written.written)),
+        ])
         return written
       }),
     )

@@ -49,7 +49,9 @@ say() { printf 'test.sh: %s\n' "$*" >&2; }
 RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/gws-test.XXXXXX") || { say "cannot make a temp folder in ${TMPDIR:-/tmp}"; exit 1; }
 OUT=$RUN_TMP/out
 TESTS_TMP=$RUN_TMP/tmp
-mkdir -p "$OUT" "$TESTS_TMP" || exit 1
+# What the run's files make once and share (test/support/db.ts: a migrated embedded database's image).
+export GWS_TEST_CACHE=$RUN_TMP/cache
+mkdir -p "$OUT" "$TESTS_TMP" "$GWS_TEST_CACHE" || exit 1
 # TEST_LOG: a copy of everything this run prints (both streams, each kept on its own).
 if [[ -n ${TEST_LOG:-} ]]; then
   : >"$TEST_LOG" || { say "cannot write TEST_LOG=$TEST_LOG"; exit 1; }
@@ -64,7 +66,7 @@ cleanup() {
   for f in "$RUN_TMP"/bun.*.pid; do
     [[ -f $f ]] && read -r pid <"$f" 2>/dev/null && kill "$pid" 2>/dev/null
   done
-  for pid in "${WORKERS[@]}"; do kill "$pid" 2>/dev/null; done
+  for pid in "${WORKERS[@]}" ${IMAGE_PID:-}; do kill "$pid" 2>/dev/null; done
   if [[ -n $STARTED_DB ]]; then
     TESTDB_NAME=$STARTED_DB bash "$ROOT/scripts/testdb.sh" stop </dev/null || say "warning: could not stop test database '$STARTED_DB'"
     STARTED_DB=""
@@ -119,7 +121,13 @@ typecheck() {
   echo "$TYPECHECK_LINE"
   printf '%s\n' "$out" | sed 's/^/  /'
 }
+# The migrated embedded database's image the files share (test/support/db.ts), made beside
+# the typecheck rather than by each of the first files at once.
+bun -e "await (await import('./test/support/db.ts')).migratedImage()" >"$RUN_TMP/image.log" 2>&1 </dev/null &
+IMAGE_PID=$!
 typecheck
+wait "$IMAGE_PID" || say "warning: could not prepare the embedded database's image (each test file makes its own): $(tail -n 1 "$RUN_TMP/image.log")"
+IMAGE_PID=""
 
 # ---------------------------------------------------------------- database
 if [[ -n ${TEST_DATABASE_URL:-} ]]; then
@@ -253,6 +261,8 @@ strip() { sed -e 's/\x1b\[[0-9;]*[A-Za-z]//g' "$@"; }
 count() { strip "$2" | awk -v w="$1" '$0 ~ "^[[:space:]]*[0-9]+ " w "[[:space:]]*$" { n = $1 } END { print n + 0 }'; }
 secs() { awk -v ns="$1" 'BEGIN { printf "%.1f", ns / 1e9 }'; }
 logname() { printf '%s/%s.log' "$OUT" "${1//\//__}"; }
+# The children's user + system seconds from bash's `times` (its second line: "0m20.733s 0m9.823s").
+cpu_seconds() { awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%.1f\n", t }'; }
 
 # Pop the next file of the queue (empty when done), under a lock shared by the workers.
 next_file() {
@@ -265,14 +275,15 @@ next_file() {
 
 # One file's block, printed whole when it ends (under a lock: blocks never interleave).
 print_block() {
-  local file=$1 log=$2 rc=$3 ns=$4 pass fail skip todo state
+  local file=$1 log=$2 rc=$3 ns=$4 pass fail skip todo state cpu
+  cpu=$(cat "$log.cpu" 2>/dev/null)
   pass=$(count pass "$log"); fail=$(count fail "$log"); skip=$(count skip "$log"); todo=$(count todo "$log")
   state=ok
   ((fail > 0 || rc != 0)) && state=FAILED
   (
     flock 8
-    printf '\n── %s: %s, %d pass, %d fail%s%s (%s s) ──\n' "$file" "$state" "$pass" "$fail" \
-      "$( ((skip > 0)) && echo ", $skip skip")" "$( ((todo > 0)) && echo ", $todo todo")" "$(secs "$ns")"
+    printf '\n── %s: %s, %d pass, %d fail%s%s (%s s%s) ──\n' "$file" "$state" "$pass" "$fail" \
+      "$( ((skip > 0)) && echo ", $skip skip")" "$( ((todo > 0)) && echo ", $todo todo")" "$(secs "$ns")" "${cpu:+, CPU $cpu s}"
     # bun's banner, the file's name and its closing counts are in the heading already.
     strip "$log" | awk -v f="$file:" '
       NR <= 3 && (/^bun test v/ || $0 == f || /^$/) { next }
@@ -288,10 +299,18 @@ worker() {
   while file=$(next_file) && [[ -n $file ]]; do
     log=$(logname "$file")
     t0=$(date +%s%N)
-    TMPDIR=$TESTS_TMP bun test --timeout 60000 "${OPTS[@]}" "./$file" >"$log" 2>&1 </dev/null &
-    echo $! >"$RUN_TMP/bun.$1.pid"
-    rc=0
-    wait $! || rc=$?
+    # In a subshell of its own, whose `times` then gives the CPU time of bun and of the
+    # processes it started and waited for (not the database server's, shared by all).
+    (
+      TMPDIR=$TESTS_TMP bun test --timeout 60000 "${OPTS[@]}" "./$file" >"$log" 2>&1 </dev/null &
+      echo $! >"$RUN_TMP/bun.$1.pid"
+      r=0
+      wait $! || r=$?
+      times >"$log.times" # a builtin here: in a pipeline it would run in a fork, which has no children
+      cpu_seconds <"$log.times" >"$log.cpu"
+      exit $r
+    )
+    rc=$?
     rm -f "$RUN_TMP/bun.$1.pid"
     ns=$(($(date +%s%N) - t0))
     printf '%s %s %s\n' "$rc" "$ns" "$file" >"$log.rc"
@@ -356,7 +375,8 @@ if ((${#bun_failed[@]} > 0)); then
     [[ -f $log ]] && strip "$log" | sed -n 's/^(fail) /    (fail) /p' | awk '!seen[$0]++' | cut -c1-240
   done
 fi
-echo "Ran $((pass + fail + skip + todo)) tests across $nfiles file$( ((nfiles == 1)) || echo s) in $(secs "$WALL_NS") s, $JOBS at a time."
+cpu_total=$(cat "$OUT"/*.log.cpu 2>/dev/null | awk '{ t += $1 } END { printf "%.0f", t }')
+echo "Ran $((pass + fail + skip + todo)) tests across $nfiles file$( ((nfiles == 1)) || echo s) in $(secs "$WALL_NS") s, $JOBS at a time; the test processes used $cpu_total s of CPU."
 [[ -n $DB_SKIPPED ]] && echo "DATABASE TESTS SKIPPED: no TimescaleDB was available (set TEST_DATABASE_URL to run them)"
 echo "$TYPECHECK_LINE$([[ -n $TYPECHECK_FAILED ]] && echo " (listed at the start of this output)")"
 summary="$pass passed, $fail failed"

@@ -33,6 +33,8 @@ const EMBEDDED_SETTINGS = ['shared_buffers = 16MB', 'wal_buffers = 1MB', 'mainte
 export interface EmbeddedDatabase {
   /** postgres:// URL of the loopback socket; give it to postgres.js with a pool of 1. */
   url: string
+  /** A copy of the whole data folder as it is now, to start another database from (`from`). */
+  image(): Promise<Blob>
   close(): Promise<void>
 }
 
@@ -42,13 +44,14 @@ export interface EmbeddedDatabase {
  * PGlite is one session: the socket server multiplexes clients onto it, so callers must
  * use a single connection or their transactions would interleave.
  */
-export async function startEmbeddedDatabase(dataDir: string | null): Promise<EmbeddedDatabase> {
+export async function startEmbeddedDatabase(dataDir: string | null, opts: { from?: Blob } = {}): Promise<EmbeddedDatabase> {
   if (dataDir) mkdirSync(dataDir, { recursive: true })
   // One process per data folder: a lock left by a killed one is taken over.
   const unlock = dataDir ? acquirePidLock(join(dataDir, EMBEDDED_LOCK_FILE), (pid) => new EmbeddedDatabaseInUseError(dataDir, pid)) : () => {}
   let db: PGlite
   try {
-    db = await PGlite.create(dataDir ?? undefined, { postgresqlconf: EMBEDDED_SETTINGS })
+    // `from`: the data folder of an image(), instead of a new one (initdb).
+    db = await PGlite.create(dataDir ?? undefined, { postgresqlconf: EMBEDDED_SETTINGS, ...(opts.from ? { loadDataDir: opts.from } : {}) })
   } catch (err) {
     unlock()
     throw err
@@ -59,6 +62,7 @@ export async function startEmbeddedDatabase(dataDir: string | null): Promise<Emb
   let closed = false
   return {
     url: `postgres://postgres@${conn}/postgres`,
+    image: () => db.dumpDataDir('none'),
     async close() {
       if (closed) return
       closed = true

@@ -24,17 +24,18 @@ export type DatabaseConfig = Pick<Config, 'databaseUrl' | 'dataDir' | 'dbPoolMax
 
 /**
  * Connect (starting the embedded database when no DATABASE_URL is set), apply pending
- * migrations, and report the edition. The caller owns `close()`.
+ * migrations, and report the edition. The caller owns `close()`. `embeddedFrom`: start the
+ * embedded database from an image of another's data folder (EmbeddedDatabase.image).
  */
 export async function openDatabase(
   config: DatabaseConfig,
   log: Logger,
-  opts: { migrate?: boolean; gate?: GateOptions } = {},
+  opts: { migrate?: boolean; gate?: GateOptions; embeddedFrom?: Blob } = {},
 ): Promise<Database> {
   let embedded: EmbeddedDatabase | null = null
   let url = config.databaseUrl
   if (!url) {
-    embedded = await startEmbeddedDatabase(config.dataDir || null) // "" = in memory (tests)
+    embedded = await startEmbeddedDatabase(config.dataDir || null, { from: opts.embeddedFrom }) // "" = in memory (tests)
     url = embedded.url
     log.info('embedded database started', { dataDir: config.dataDir })
   }

@@ -1,6 +1,12 @@
 import { describe, test } from 'bun:test'
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { connect, type Sql } from '../../src/db/connect.ts'
+import { startEmbeddedDatabase } from '../../src/db/embedded.ts'
 import { openDatabase, type Database } from '../../src/db/index.ts'
+import { migrate, migrationsFor } from '../../src/db/migrate.ts'
 import { silentLogger } from '../../src/log.ts'
 
 /** The real TimescaleDB that `npm test` provisions (scripts/testdb.sh), if any. */
@@ -53,10 +59,51 @@ export async function openTimescaleTestDatabase(label: string, opts: { migrate?:
   return { ...db, url: scratch.url, async dispose() { await db.close(); await scratch.drop() } }
 }
 
-/** A migrated in-memory embedded database (PGlite), the zero-setup default. */
+/**
+ * A migrated in-memory embedded database (PGlite), the zero-setup default. It starts from
+ * an image of a freshly migrated one (migratedImage): a new PGlite runs initdb, which
+ * costs seconds of CPU in every test process. `migrate: false`: a new, empty one.
+ */
 export async function openEmbeddedTestDatabase(opts: { migrate?: boolean } = {}): Promise<TestDatabase> {
-  const db = await openDatabase({ databaseUrl: undefined, dataDir: '', dbPoolMax: 1, dbStatementTimeoutMs: 30_000 }, silentLogger, opts)
+  const embeddedFrom = opts.migrate === false ? undefined : await migratedImage()
+  const db = await openDatabase({ databaseUrl: undefined, dataDir: '', dbPoolMax: 1, dbStatementTimeoutMs: 30_000 }, silentLogger, { ...opts, embeddedFrom })
   return { ...db, dispose: () => db.close() }
+}
+
+/**
+ * The data folder of a new embedded database after every migration, made once per process,
+ * or once per `npm test` run: scripts/test.sh names a folder the run's files share in
+ * GWS_TEST_CACHE (removed with the run), where the image is kept under the hash of the
+ * migrations and PGlite's package.json. openDatabase still runs the migrations on it (none is
+ * pending), so a changed migration can never be served from an old image.
+ */
+let image: Promise<Blob> | undefined
+export function migratedImage(): Promise<Blob> {
+  image ??= (async () => {
+    const dir = process.env.GWS_TEST_CACHE
+    const pglite = readFileSync(join(dirname(fileURLToPath(import.meta.resolve('@electric-sql/pglite'))), '..', 'package.json'))
+    const hash = createHash('sha256').update(pglite)
+    for (const m of migrationsFor('postgres')) hash.update(m.file).update(m.checksum)
+    const file = dir ? join(dir, `pglite-migrated-${hash.digest('hex').slice(0, 16)}.tar`) : null
+    if (file && existsSync(file)) return new Blob([readFileSync(file)])
+    const embedded = await startEmbeddedDatabase(null)
+    try {
+      const sql = connect({ url: embedded.url, max: 1 })
+      await migrate(sql)
+      await sql.end()
+      const blob = await embedded.image()
+      if (file) {
+        // Files of one run may make it at the same time: each writes its own, then renames.
+        const part = `${file}.${process.pid}`
+        writeFileSync(part, new Uint8Array(await blob.arrayBuffer()))
+        renameSync(part, file)
+      }
+      return blob
+    } finally {
+      await embedded.close()
+    }
+  })()
+  return image
 }
 
 export type { Sql }

@@ -178,12 +178,15 @@ export interface CampaignAtTick extends CampaignRow {
   firstSeenAt: Date
 }
 
-/** The war's campaigns at tick `at`, each with the first tick that showed it. */
+/**
+ * The war's campaigns at tick `at`, each with the first tick that showed it (its span's,
+ * written with its rows: the least of their times).
+ */
 async function campaignsAt(sql: Sql, warId: number, at: Date): Promise<CampaignAtTick[]> {
   return [...(await sql<CampaignAtTick[]>`
     SELECT ${selectRow(sql, CampaignRow, { campaignId: sql`c.campaign_id`, planetIndex: sql`c.planet_index`, type: sql`c.type`, count: sql`c.count`, race: sql`c.race` })},
-      (SELECT min(f.captured_at) FROM campaign_snapshots f WHERE f.war_id = c.war_id AND f.campaign_id = c.campaign_id) AS "firstSeenAt"
-    FROM campaign_snapshots c
+      s.first_seen_at AS "firstSeenAt"
+    FROM campaign_snapshots c JOIN campaign_spans s ON s.war_id = c.war_id AND s.campaign_id = c.campaign_id
     WHERE c.war_id = ${warId} AND c.captured_at = ${at}
     ORDER BY c.campaign_id`)]
 }
@@ -205,20 +208,20 @@ export interface EventWindow extends PlanetEventRow {
  * its own ticks in (from, to].
  */
 async function eventWindows(sql: Sql, f: { warId: number; at: Date; planetIndexes?: readonly number[]; from: Date; to: Date }): Promise<EventWindow[]> {
-  const events = await sql<PlanetEventRow[]>`
-    SELECT ${selectRow(sql, PlanetEventRow, { startWarTime: sql`start_war_time`, expireWarTime: sql`expire_war_time` })}
-    FROM planet_event_snapshots
-    WHERE war_id = ${f.warId} AND captured_at = ${f.at} ${f.planetIndexes ? sql`AND planet_index = ANY(${[...f.planetIndexes]}::int[])` : sql``}
-    ORDER BY event_id`
-  if (!events.length) return []
-  const ticks = await sql<(EventTick & { eventId: number })[]>`
-    SELECT event_id AS "eventId", captured_at AS t, health, max_health AS "maxHealth"
-    FROM planet_event_snapshots
-    WHERE war_id = ${f.warId} AND event_id IN ${sql(events.map((e) => e.eventId))} AND captured_at > ${f.from} AND captured_at <= ${f.to}
-    ORDER BY event_id, captured_at`
-  const byEvent = new Map<number, EventTick[]>(events.map((e) => [e.eventId, []]))
-  for (const { eventId, ...tick } of ticks) byEvent.get(eventId)!.push(tick)
-  return events.map((e) => ({ ...e, ticks: byEvent.get(e.eventId)! }))
+  const rows = await sql<(PlanetEventRow & { ts: Date[] | null; hs: number[] | null; mhs: number[] | null })[]>`
+    SELECT ${selectRow(sql, PlanetEventRow, {
+      eventId: sql`e.event_id`, planetIndex: sql`e.planet_index`, eventType: sql`e.event_type`, race: sql`e.race`, health: sql`e.health`, maxHealth: sql`e.max_health`,
+      startWarTime: sql`e.start_war_time`, expireWarTime: sql`e.expire_war_time`, startsAt: sql`e.starts_at`, expiresAt: sql`e.expires_at`, campaignId: sql`e.campaign_id`,
+      jointOperationIds: sql`e.joint_operation_ids`,
+    })}, w.ts, w.hs, w.mhs
+    FROM planet_event_snapshots e
+    CROSS JOIN LATERAL (
+      SELECT array_agg(x.captured_at ORDER BY x.captured_at) AS ts, array_agg(x.health ORDER BY x.captured_at) AS hs, array_agg(x.max_health ORDER BY x.captured_at) AS mhs
+      FROM planet_event_snapshots x
+      WHERE x.war_id = e.war_id AND x.event_id = e.event_id AND x.captured_at > ${f.from} AND x.captured_at <= ${f.to}) w
+    WHERE e.war_id = ${f.warId} AND e.captured_at = ${f.at} ${f.planetIndexes ? sql`AND e.planet_index = ANY(${[...f.planetIndexes]}::int[])` : sql``}
+    ORDER BY e.event_id`
+  return rows.map(({ ts, hs, mhs, ...e }) => ({ ...e, ticks: (ts ?? []).map((t, i) => ({ t, health: hs![i]!, maxHealth: mhs![i]! })) }))
 }
 
 /** The war's attack lines at tick `at`. */

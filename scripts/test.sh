@@ -318,6 +318,10 @@ worker() {
   done
 }
 
+# The machine's busy and total CPU time (first line of /proc/stat, in clock ticks): how busy
+# its cores were over the files' run, said in the summary.
+cpu_ticks() { [[ -r /proc/stat ]] && awk 'NR == 1 { print $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8; exit }' /proc/stat; }
+CPU0=$(cpu_ticks)
 T0=$(date +%s%N)
 if ((${#FILES[@]} == 0)); then
   # Nothing matched: bun says so in its own words (and no test ran).
@@ -349,6 +353,7 @@ else
   fi
 fi
 WALL_NS=$(($(date +%s%N) - T0))
+CPU1=$(cpu_ticks)
 
 # ---------------------------------------------------------------- summary
 pass=0; fail=0; skip=0; todo=0; bun_failed=(); nfiles=0
@@ -376,7 +381,11 @@ if ((${#bun_failed[@]} > 0)); then
   done
 fi
 cpu_total=$(cat "$OUT"/*.log.cpu 2>/dev/null | awk '{ t += $1 } END { printf "%.0f", t }')
-echo "Ran $((pass + fail + skip + todo)) tests across $nfiles file$( ((nfiles == 1)) || echo s) in $(secs "$WALL_NS") s, $JOBS at a time; the test processes used $cpu_total s of CPU."
+busy=""
+if [[ -n $CPU0 && -n $CPU1 ]]; then
+  busy=$(awk -v a="$CPU0" -v b="$CPU1" 'BEGIN { split(a, x, " "); split(b, y, " "); if (y[2] > x[2]) printf ", the machine'"'"'s CPUs %.0f %% busy", 100 * (y[1] - x[1]) / (y[2] - x[2]) }')
+fi
+echo "Ran $((pass + fail + skip + todo)) tests across $nfiles file$( ((nfiles == 1)) || echo s) in $(secs "$WALL_NS") s, $JOBS at a time; the test processes used $cpu_total s of CPU$busy."
 [[ -n $DB_SKIPPED ]] && echo "DATABASE TESTS SKIPPED: no TimescaleDB was available (set TEST_DATABASE_URL to run them)"
 echo "$TYPECHECK_LINE$([[ -n $TYPECHECK_FAILED ]] && echo " (listed at the start of this output)")"
 summary="$pass passed, $fail failed"

@@ -1,3 +1,5 @@
+-- Rollups (0004_rollups.sql, 0007_war_summary_1d.sql), same rows, faster reads.
+--
 -- The live tail of each rollup view (0004_rollups.sql, 0007_war_summary_1d.sql) through one
 -- PL/pgSQL function, same rows. The views called <name>_compute(<the watermark as a
 -- sub-select>, 'infinity'): a SQL function called with a sub-select is not inlined, and
@@ -42,3 +44,38 @@ CREATE OR REPLACE VIEW war_summary_1d AS
   WHERE bucket < (SELECT watermark FROM rollup_watermarks WHERE rollup_name = 'war_summary_1d')
   UNION ALL
   SELECT * FROM rollup_tail('war_summary_1d', NULL::war_summary_1d_store);
+
+-- A refresh writes its buckets in the order of the store's primary key (each series, then
+-- its time), so a series' buckets lie together on disk: a refresh of a long history (an
+-- import, the first refresh after a backfill) wrote them in the hash aggregate's order,
+-- one table page per bucket read. Same rows; the rest as in 0004.
+CREATE OR REPLACE FUNCTION rollup_refresh(p_name text, p_now timestamptz DEFAULT now())
+RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+  r       rollup_watermarks;
+  new_wm  timestamptz;
+  written integer;
+  pk      text;
+BEGIN
+  SELECT * INTO r FROM rollup_watermarks WHERE rollup_name = p_name FOR UPDATE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'unknown rollup %', p_name;
+  END IF;
+  new_wm := time_bucket(r.bucket_width, p_now - r.refresh_lag);
+  IF new_wm <= r.watermark THEN
+    RETURN 0;
+  END IF;
+  SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.n) INTO pk
+  FROM pg_index i
+  CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n)
+  JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+  WHERE i.indrelid = (p_name || '_store')::regclass AND i.indisprimary;
+  EXECUTE format('DELETE FROM %I WHERE bucket >= $1 AND bucket < $2', p_name || '_store')
+    USING r.watermark, new_wm;
+  EXECUTE format('INSERT INTO %I SELECT * FROM %I($1, $2) ORDER BY %s', p_name || '_store', p_name || '_compute', pk)
+    USING r.watermark, new_wm;
+  GET DIAGNOSTICS written = ROW_COUNT;
+  UPDATE rollup_watermarks SET watermark = new_wm, refreshed_at = p_now WHERE rollup_name = p_name;
+  RETURN written;
+END
+$$;

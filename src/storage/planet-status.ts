@@ -98,22 +98,26 @@ export interface PlanetWindow {
  * for the war is left out.
  */
 async function windows(sql: Sql, f: { warId: number; planetIndexes?: readonly number[]; from: Date; to: Date }): Promise<PlanetWindow[]> {
-  const planets = await sql<Omit<PlanetWindow, 'ticks' | 'latest'>[]>`
-    SELECT p.planet_index AS "planetIndex", p.name AS "planetName", p.sector_name AS "sectorName", p.max_health AS "maxHealth"
+  // The planets and their ticks in one statement (one round trip), each planet's ticks as arrays.
+  const rows = await sql<(Omit<PlanetWindow, 'ticks' | 'latest'> & { ts: Date[] | null; owners: number[]; healths: number[]; regens: number[]; players: number[] })[]>`
+    SELECT p.planet_index AS "planetIndex", p.name AS "planetName", p.sector_name AS "sectorName", p.max_health AS "maxHealth",
+           w.ts, w.owners, w.healths, w.regens, w.players
     FROM planets p
+    CROSS JOIN LATERAL (
+      SELECT array_agg(s.captured_at ORDER BY s.captured_at) AS ts, array_agg(s.owner ORDER BY s.captured_at) AS owners,
+             array_agg(s.health ORDER BY s.captured_at) AS healths, array_agg(s.regen_per_second ORDER BY s.captured_at) AS regens,
+             array_agg(s.players ORDER BY s.captured_at) AS players
+      FROM planet_status_snapshots s
+      WHERE s.war_id = p.war_id AND s.planet_index = p.planet_index AND s.captured_at > ${f.from} AND s.captured_at <= ${f.to}) w
     WHERE p.war_id = ${f.warId} AND ${f.planetIndexes === undefined
       ? sql`p.planet_index IN (SELECT planet_index FROM campaigns WHERE war_id = ${f.warId})`
       : sql`p.planet_index = ANY(${[...f.planetIndexes]}::int[])`}
     ORDER BY p.planet_index`
-  if (!planets.length) return []
-  const ticks = await sql<(PlanetPoint & { planetIndex: number })[]>`
-    SELECT planet_index AS "planetIndex", captured_at AS t, owner, health, regen_per_second AS "regenPerSecond", players
-    FROM planet_status_snapshots
-    WHERE war_id = ${f.warId} AND planet_index IN ${sql(planets.map((p) => p.planetIndex))}
-      AND captured_at > ${f.from} AND captured_at <= ${f.to}
-    ORDER BY planet_index, captured_at`
-  const byPlanet = new Map<number, PlanetPoint[]>(planets.map((p) => [p.planetIndex, []]))
-  for (const { planetIndex, ...tick } of ticks) byPlanet.get(planetIndex)!.push(tick)
+  if (!rows.length) return []
+  const byPlanet = new Map<number, PlanetPoint[]>(
+    rows.map((r) => [r.planetIndex, (r.ts ?? []).map((t, i) => ({ t, owner: r.owners[i]!, health: r.healths[i]!, regenPerSecond: r.regens[i]!, players: r.players[i]! }))]),
+  )
+  const planets = rows.map(({ planetIndex, planetName, sectorName, maxHealth }) => ({ planetIndex, planetName, sectorName, maxHealth }))
   const empty = planets.filter((p) => !byPlanet.get(p.planetIndex)!.length).map((p) => p.planetIndex)
   const latest = new Map<number, PlanetPoint>()
   if (empty.length) {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:fair-use`: fair use under a flood, measured (issue 29). Its own
+ * `npm run bench:fair-use`: fair use under a flood, measured. Its own
  * TimescaleDB instance (scripts/testdb.sh) with a scratch database, migrated; the feed
  * simulator; one service process (`bun src/main.ts`, RATE_LIMIT=on with the documented
  * budgets unless options change them, SCHEDULE_ENABLED=false, no TRUSTED_PROXIES); a
@@ -266,7 +266,7 @@ export interface FairUseRun {
   retry: RetryProbe
 }
 
-/** Why the run fails issue 29 (empty: it meets it). */
+/** Why the run fails its targets (empty: it meets them). */
 export function failures(r: FairUseRun): string[] {
   const out: string[] = []
   for (const p of [r.alone, r.flooded]) {

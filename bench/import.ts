@@ -1,5 +1,5 @@
 /**
- * The importer's rate (issue 26): `npm run import` (src/cli/import.ts, a process of its
+ * The importer's rate: `npm run import` (src/cli/import.ts, a process of its
  * own, as a user runs it) into an empty database, from two generated sources of the same
  * captures of the simulated war on a 5-minute cadence:
  * - a git archive as the public git-scraping archives are: one commit per capture

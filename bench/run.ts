@@ -19,7 +19,7 @@
  *                                or an in-memory PGlite
  *     --db-url URL             any PostgreSQL/TimescaleDB server: a scratch database is created there and dropped
  *     --reps N                 timed requests per latency case (default 30)
- *     --duration S             seconds per load run of the issue's target routes: diver history,
+ *     --duration S             seconds per load run of the throughput targets' routes: diver history,
  *                              planet history, /player-count, /war, /planets (default 15)
  *     --slices N               the target routes' load on each side is split into N alternating
  *                              runs of duration / N seconds; their ratio is the median pair's (default 3)
@@ -162,7 +162,7 @@ cleanUpOnSignals(cleanup, progress)
 // ------------------------------------------------------------------ the load routes
 
 /**
- * Every read route of the spec, in the spec's order. The issue's target routes (diver
+ * Every read route of the spec, in the spec's order. The throughput targets' routes (diver
  * history, planet history, /player-count, /war, /planets) run `durationS` on each side in
  * `slices` alternating runs, the others `otherDurationS` in one; the history routes and two
  * kept pages (a fixed window the ingest writes into, and the default window ending now)

@@ -1,5 +1,5 @@
 /**
- * Storage per day at the real cadences (issue 17), measured: the bench's generator
+ * Storage per day at the real cadences, measured: the bench's generator
  * (bench/generate.ts) writes `--days` of every dataset at the collectors' cadences into a
  * fresh database (own TimescaleDB instance by default), the rollups are refreshed, and the
  * rows and bytes of every raw table and rollup are measured (hypertable_size on

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:stream`: the event stream at crowd scale (issue 28 item 3). Its own
+ * `npm run bench:stream`: the event stream at crowd scale. Its own
  * TimescaleDB instance (scripts/testdb.sh) with a scratch database, migrated; the feed
  * simulator; one service process (`bun src/main.ts`, SCHEDULE_ENABLED=false,
  * STREAM_MAX_CLIENTS = the clients, STREAM_MAX_PER_ADDRESS above it); and a load generator

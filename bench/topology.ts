@@ -1,5 +1,5 @@
 /**
- * `npm run bench:topology`: stateless API replicas, measured (issue 17). One primary
+ * `npm run bench:topology`: stateless API replicas, measured. One primary
  * TimescaleDB and one streaming read replica (scripts/testdb.sh start + replica), three
  * service processes with their schedules on (`DATABASE_URL` = the primary,
  * `DATABASE_READ_URL` = the replica, a spool each) behind HAProxy (Debian's package,

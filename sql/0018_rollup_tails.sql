@@ -72,7 +72,9 @@ BEGIN
   WHERE i.indrelid = (p_name || '_store')::regclass AND i.indisprimary;
   EXECUTE format('DELETE FROM %I WHERE bucket >= $1 AND bucket < $2', p_name || '_store')
     USING r.watermark, new_wm;
-  EXECUTE format('INSERT INTO %I SELECT * FROM %I($1, $2) ORDER BY %s', p_name || '_store', p_name || '_compute', pk)
+  -- The compute function behind a fence (OFFSET 0): planned as it was, its result then sorted,
+  -- rather than its aggregate turned into one over the raw rows sorted in that order.
+  EXECUTE format('INSERT INTO %I SELECT * FROM (SELECT * FROM %I($1, $2) OFFSET 0) r ORDER BY %s', p_name || '_store', p_name || '_compute', pk)
     USING r.watermark, new_wm;
   GET DIAGNOSTICS written = ROW_COUNT;
   UPDATE rollup_watermarks SET watermark = new_wm, refreshed_at = p_now WHERE rollup_name = p_name;

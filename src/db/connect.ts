@@ -16,6 +16,8 @@ export interface ConnectOptions {
   statementTimeoutMs?: number
   /** Seconds to wait for a new connection; the availability gate answers sooner anyway. */
   connectTimeoutS?: number
+  /** Seconds an unused connection stays open; null: until its lifetime ends. */
+  idleTimeoutS?: number | null
   applicationName?: string
 }
 
@@ -29,10 +31,10 @@ export interface ConnectOptions {
  * that wait, not the database, decided how long requests hung; the gate (gate.ts) keeps
  * traffic off an unreachable database instead, so reconnects may be immediate.
  */
-export function connect({ url, max = 10, statementTimeoutMs = 15_000, connectTimeoutS = 5, applicationName = 'galactic-war-stats' }: ConnectOptions) {
+export function connect({ url, max = 10, statementTimeoutMs = 15_000, connectTimeoutS = 5, idleTimeoutS = 30, applicationName = 'galactic-war-stats' }: ConnectOptions) {
   return postgres(url, {
     max,
-    idle_timeout: 30,
+    idle_timeout: idleTimeoutS ?? undefined,
     connect_timeout: connectTimeoutS,
     backoff: () => 0.1,
     onnotice: () => {},
@@ -41,6 +43,26 @@ export function connect({ url, max = 10, statementTimeoutMs = 15_000, connectTim
       int8: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) },
     },
   })
+}
+
+/**
+ * A connection of its own that asks the server whether it answers (`SELECT 1`), for an
+ * availability gate. It stays open between questions: on a busy machine, opening a
+ * connection (a new server process) can take longer than the gate waits for an answer, and
+ * a probe that must first connect would call a slow server gone. A connection broken since
+ * the last question (the server restarted) is replaced at once, within the same question.
+ */
+export function probeConnection(url: string, applicationName: string) {
+  const sql = connect({ url, max: 1, connectTimeoutS: 2, idleTimeoutS: null, statementTimeoutMs: 2000, applicationName })
+  const ask = async (): Promise<void> => {
+    try {
+      await sql`SELECT 1`
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err
+      await sql`SELECT 1`
+    }
+  }
+  return { sql, ask }
 }
 
 /** Thrown by the gate while the database is unreachable; routes answer 503. */

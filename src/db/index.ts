@@ -1,6 +1,6 @@
 import { readUrlsOf, type Config } from '../config.ts'
 import type { Logger } from '../log.ts'
-import { connect, type Sql } from './connect.ts'
+import { connect, probeConnection, type Sql } from './connect.ts'
 import { detectEdition, type DatabaseInfo } from './edition.ts'
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.ts'
 import { DatabaseGate, GATE_DEFAULTS, type GateOptions } from './gate.ts'
@@ -43,8 +43,8 @@ export async function openDatabase(
   const sql = connect({ url, max: embedded ? 1 : config.dbPoolMax, statementTimeoutMs: config.dbStatementTimeoutMs })
   // The gate's probe has a connection of its own, so a pool full of stuck queries cannot
   // delay the answer. The embedded database runs in-process: nothing to probe.
-  const probeSql = embedded ? null : connect({ url, max: 1, connectTimeoutS: 2, statementTimeoutMs: 2000, applicationName: 'galactic-war-stats/probe' })
-  const gate = new DatabaseGate(probeSql ? () => probeSql`SELECT 1` : null, log, opts.gate ?? GATE_DEFAULTS)
+  const probe = embedded ? null : probeConnection(url, 'galactic-war-stats/probe')
+  const gate = new DatabaseGate(probe ? probe.ask : null, log, opts.gate ?? GATE_DEFAULTS)
   const readUrls = embedded ? [] : readUrlsOf(config)
   const replicas = readUrls.length
     ? new ReadReplicas(readUrls, url, { sql, gate }, {
@@ -56,7 +56,7 @@ export async function openDatabase(
     : null
   const closeAll = async (timeoutS: number) => {
     gate.stop()
-    await Promise.all([sql.end({ timeout: timeoutS }), probeSql?.end({ timeout: 1 }), replicas?.close()])
+    await Promise.all([sql.end({ timeout: timeoutS }), probe?.sql.end({ timeout: 1 }), replicas?.close()])
     await embedded?.close()
   }
   try {
@@ -64,7 +64,8 @@ export async function openDatabase(
       const { applied } = await migrate(sql)
       if (applied.length) log.info('migrations applied', { applied })
     }
-    const info = await detectEdition(sql)
+    // The probe's connection opened now, while the database answers (kept open: probeConnection).
+    const [info] = await Promise.all([detectEdition(sql), probe?.ask()])
     await replicas?.start()
     log.info('database ready', { ...info, embedded: embedded !== null, ...(replicas ? { replicas: replicas.status().replicas.map((r) => ({ name: r.name, inRotation: r.inRotation, reason: r.reason })) } : {}) })
     return { sql, gate, info: { ...info, embedded: embedded !== null }, replicas, close: () => closeAll(5) }

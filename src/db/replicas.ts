@@ -24,7 +24,7 @@
  * because of a replica.
  */
 import { errorText, type Logger } from '../log.ts'
-import { connect, isDatabaseUnavailable, type Sql } from './connect.ts'
+import { connect, isDatabaseUnavailable, probeConnection, type Sql } from './connect.ts'
 import { DatabaseGate, GATE_DEFAULTS, type GateOptions } from './gate.ts'
 
 export interface ReplicaOptions {
@@ -95,8 +95,9 @@ class Replica {
     log: Logger,
   ) {
     this.pool = connect({ url, max: opts.poolMax, statementTimeoutMs: opts.statementTimeoutMs, applicationName: 'galactic-war-stats/read' })
-    this.probe = connect({ url, max: 1, connectTimeoutS: 2, statementTimeoutMs: 2000, applicationName: 'galactic-war-stats/read-probe' })
-    this.gate = new DatabaseGate(() => this.probe`SELECT 1`, replicaLog(log, name), opts.gate ?? GATE_DEFAULTS)
+    const probe = probeConnection(url, 'galactic-war-stats/read-probe')
+    this.probe = probe.sql
+    this.gate = new DatabaseGate(probe.ask, replicaLog(log, name), opts.gate ?? GATE_DEFAULTS)
     this.status = {
       name, inRotation: false, reason: 'not checked yet', lagMs: null, lagBytes: null, lastReplayAgeMs: null,
       receivedNotReplayedBytes: null, replayPaused: null, checkedAt: null, reads: 0, failedReads: 0,

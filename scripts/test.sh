@@ -157,7 +157,7 @@ else
 fi
 
 # ---------------------------------------------------------------- browser
-# The page tests (test/pages/browser.test.ts) drive Debian's Chromium. Missing: installed
+# The page tests (test/pages/*-page*.test.ts) drive Debian's Chromium. Missing: installed
 # with apt-get when this is root on Debian, like the database; otherwise one line, and those
 # tests are skipped with the reason (BROWSER_SKIP) in their names.
 CHROMIUM=${CHROMIUM_PATH:-/usr/bin/chromium}
@@ -227,7 +227,9 @@ LONG_FILES=(
   test/storage/retention.test.ts                         # 27
   test/collect/outages.test.ts                           # 24
   test/e2e/read-replicas.test.ts                         # 23
-  test/pages/browser.test.ts                             # 21
+  test/pages/every-page.test.ts                          # 60
+  test/pages/war-page.test.ts                            # 40
+  test/pages/main-page.test.ts                           # 40
   test/bench/check.test.ts                               # 21
   test/reliability/feed-faults.test.ts                   # 17
   test/routes/divers.test.ts                             # 16

@@ -1,7 +1,7 @@
 /**
  * The pages plugin in process (no browser, no database): what it serves, with which
  * headers, and the main page's weight against the issue's budget (≤ 150 KB of JS+CSS
- * gzipped). The browser tests are in browser.test.ts.
+ * gzipped). The browser tests are the other files here.
  */
 import { describe, expect, test } from 'bun:test'
 import { buildApp } from '../../src/app.ts'

@@ -71,6 +71,9 @@ export function readiness(refresh = false): Promise<Ready | null> {
   return ready
 }
 
+/** How soon the data-state line asks /health/ready again after a failed check (otherwise every minute). */
+const DATA_STATE_RETRY_MS = 10_000
+
 /**
  * A line under the page's title saying what state the data is in, when it is not the
  * usual: no database, nothing stored yet, collectors not writing, or a young history.
@@ -79,15 +82,19 @@ export function readiness(refresh = false): Promise<Ready | null> {
 export function dataState(app: HTMLElement): void {
   const el = h('p', { class: 'notice', id: 'data-state', 'data-state': 'none', hidden: true, role: 'status' })
   app.append(el)
-  every(60_000, async () => {
+  // An unanswered or failed check is asked again sooner: a busy service may answer the next one.
+  let retry: ReturnType<typeof setTimeout> | undefined
+  const check = every(60_000, async () => {
+    clearTimeout(retry)
     const r = await readiness(true)
     const show = (state: string, ...children: (Node | string)[]) => {
       el.dataset.state = state
       el.hidden = state === 'none'
       fill(el, ...children)
     }
-    if (!r) return show('unreachable', 'The service did not answer its health check: the figures below may be missing. Retrying every minute.')
-    if (r.checks && r.checks.database !== 'ok') return show('no-database', `The database is unavailable (${r.checks.database}): figures that need it are missing until it is back. Retrying every minute.`)
+    if (!r || (r.checks && r.checks.database !== 'ok')) retry = setTimeout(() => check.now(), DATA_STATE_RETRY_MS)
+    if (!r) return show('unreachable', `The service did not answer its health check: the figures below may be missing. Checking again in ${DATA_STATE_RETRY_MS / 1000} s.`)
+    if (r.checks && r.checks.database !== 'ok') return show('no-database', `The database is unavailable (${r.checks.database}): figures that need it are missing until it is back. Checking again in ${DATA_STATE_RETRY_MS / 1000} s.`)
     const spans = Object.values(r.history ?? {})
     if (!r.history) return show('none')
     const newest = Math.max(0, ...spans.map((s) => (s.newest ? Date.parse(s.newest) : 0)))

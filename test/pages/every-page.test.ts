@@ -111,15 +111,18 @@ describe('every page in headless Chromium', () => {
     const off = await startService({ DATABASE_URL: empty.url, UPSTREAM_URL: `${dead}/api`, COMMUNITY_API_URL: `${dead}/c`, PCSTORE_API_URL: `${dead}/p`, SCHEDULE_ENABLED: 'false' })
     try {
       const ctx = await pages.browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, baseURL: off.baseUrl })
+      // One tab, navigated to each page (a new tab costs a renderer process); `errors` are the current page's.
+      const page = await ctx.newPage()
+      let errors: string[] = []
+      page.on('pageerror', (e) => errors.push(e.message))
+      page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`))
+      page.on('response', (r) => {
+        // A server with nothing stored answers 404 (no war yet) and 503 (feed down) on some API routes: nothing else.
+        if (r.status() >= 400 && !((r.status() === 404 || r.status() === 503) && new URL(r.url()).pathname.startsWith('/api/v1/'))) errors.push(`HTTP ${r.status()} ${r.url()}`)
+      })
       for (const path of ['/', '/war', '/planet/125', '/dispatches']) {
-        const page = await ctx.newPage()
-        const errors: string[] = []
-        page.on('pageerror', (e) => errors.push(e.message))
-        page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`))
-        page.on('response', (r) => {
-          // A server with nothing stored answers 404 (no war yet) and 503 (feed down) on some API routes: nothing else.
-          if (r.status() >= 400 && !((r.status() === 404 || r.status() === 503) && new URL(r.url()).pathname.startsWith('/api/v1/'))) errors.push(`HTTP ${r.status()} ${r.url()}`)
-        })
+        await page.goto('about:blank')
+        errors = []
         await page.goto(`${off.baseUrl}${path}`)
         await page.waitForSelector('#data-state[data-state="empty"]')
         expect(await page.textContent('#data-state')).toContain('npm run demo')
@@ -143,7 +146,6 @@ describe('every page in headless Chromium', () => {
         expect(await page.evaluate<number>('document.scrollingElement.scrollWidth')).toBeLessThanOrEqual(390)
         await screenshot(page, `offline-${path === '/' ? 'main' : path.split('/')[1]}-phone`)
         expect(errors).toEqual([])
-        await page.close()
       }
       await ctx.close()
     } finally {

@@ -9,7 +9,7 @@ import { it, named, usePagesService, type CampaignItem } from '../support/browse
 
 describe('war page in headless Chromium', () => {
   const pages = usePagesService()
-  const { api, visit } = pages
+  const { api, visit, release } = pages
 
   it(named('war page: every planet of /war, with the same liberation %; filters and sorting work; galaxy stats shown'), async () => {
     const war = await api<{ planets: { indexID: number; owner: number; health: number; maxHealth: number; players: number; sectorName: string | null; planetName: string }[] }>('/war')
@@ -208,8 +208,7 @@ describe('war page in headless Chromium', () => {
 
   it(named('war page on a phone (390×844, and 360 px): no horizontal overflow, every important column of the planets visible, owners whole'), async () => {
     for (const [width, height] of [[390, 844], [360, 780]] as const) {
-      const ctx = await pages.browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1, hasTouch: true })
-      const { page, problems } = await visit('/war', ctx)
+      const { page, problems } = await visit('/war', undefined, [], { viewport: { width, height }, touch: true })
       await page.waitForSelector('#planets-table tbody tr')
       await page.waitForSelector('#campaigns-list li.campaign')
       await page.waitForSelector('#map-svg a.planet.campaign')
@@ -237,7 +236,7 @@ describe('war page in headless Chromium', () => {
       await page.tap(`#map-svg a.planet[data-planet="${c.planetIndex}"]`)
       await page.waitForURL(`**/planet/${c.planetIndex}`)
       expect(problems).toEqual([])
-      await ctx.close()
+      release(page)
     }
   }, 60_000)
 

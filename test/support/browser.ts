@@ -80,6 +80,14 @@ export interface Visit {
   problems: string[]
 }
 
+export interface VisitOptions {
+  /** A server with no data answers some API routes 404 (no war yet) or 503 (feed down): expected there. */
+  apiErrors?: boolean
+  viewport?: { width: number; height: number }
+  /** In the shared phone context (touch events, a coarse pointer) instead of `ctx`. */
+  touch?: boolean
+}
+
 export interface PagesService {
   readonly svc: ServiceProcess
   readonly browser: Browser
@@ -90,11 +98,17 @@ export interface PagesService {
   /** POST a collector route, expected 200. */
   post(collector: string): Promise<void>
   /**
-   * Open `path` in a new page of `ctx`. `withoutRoutes`: the browser's requests for these
-   * API routes are answered with the service's own 404 for a path it does not have (a
-   * server without them); those 404s, and only they, are not counted as problems.
+   * Open `path` in a tab of `ctx` (default: the shared context; `touch`: a shared phone
+   * context with touch), sized to `viewport` first when given. Tabs are reused: a tab a
+   * test opened goes back to its context's free tabs after the test (or at once with
+   * `release`), and the next visit navigates it. Opening a new tab costs a new renderer
+   * process, several times the CPU of navigating one. `withoutRoutes`: the browser's requests
+   * for these API routes are answered with the service's own 404 for a path it does not
+   * have (a server without them); those 404s, and only they, are not counted as problems.
    */
-  visit(path: string, ctx?: BrowserContext, withoutRoutes?: readonly string[], opts?: { apiErrors?: boolean }): Promise<Visit>
+  visit(path: string, ctx?: BrowserContext, withoutRoutes?: readonly string[], opts?: VisitOptions): Promise<Visit>
+  /** Give a visited tab back for the next visit before the test ends. */
+  release(page: Page): void
   /**
    * Every chart of the page: its text labels (peak, low, event names) inside the plot and
    * no two overlapping; each value axis without two equal labels. Returns how many.
@@ -123,7 +137,6 @@ export function usePagesService(): PagesService {
   let svc: ServiceProcess
   let browser: Browser
   let context: BrowserContext
-  const opened: Page[] = []
 
   const api = async <T>(path: string): Promise<T> => {
     const res = await fetch(`${svc.baseUrl}/api/v1${path}`)
@@ -134,32 +147,66 @@ export function usePagesService(): PagesService {
     expect((await fetch(`${svc.baseUrl}/api/v1/collect/${collector}`, { method: 'POST' })).status).toBe(200)
   }
 
-  async function visit(path: string, ctx = context, withoutRoutes: readonly string[] = [], opts: { apiErrors?: boolean } = {}): Promise<Visit> {
+  /** Free tabs per context; the tabs of the current test; each tab's current visit. */
+  const free = new Map<BrowserContext, Page[]>()
+  const taken: Page[] = []
+  const visits = new WeakMap<Page, { problems: string[]; allowedAbsent: (url: string, status: number) => boolean }>()
+  let touch: BrowserContext | undefined
+  /** The size each tab was made with (its context's). */
+  const sizes = new WeakMap<Page, { width: number; height: number }>()
+
+  /** A new tab of `ctx`, its problems reported to whichever visit it holds. */
+  async function newTab(ctx: BrowserContext): Promise<Page> {
     const page = await ctx.newPage()
-    // A page left open keeps its timers and polls running: closed after the test.
-    opened.push(page)
+    const size = page.viewportSize()
+    if (size) sizes.set(page, size)
+    const report = (problem: string) => visits.get(page)?.problems.push(problem)
+    page.on('console', (msg) => {
+      if (msg.type() !== 'error') return
+      const at = msg.location().url
+      const status = /status of (\d+)/.exec(msg.text())?.[1]
+      if (status && at && visits.get(page)?.allowedAbsent(at, Number(status))) return
+      report(`console: ${msg.text()} (${at})`)
+    })
+    page.on('pageerror', (err) => report(`page error: ${err.message}`))
+    page.on('requestfailed', (req) => report(`request failed: ${req.url()} ${req.failure()?.errorText}`))
+    page.on('response', (res) => {
+      if (res.status() >= 400 && !visits.get(page)?.allowedAbsent(res.url(), res.status())) report(`HTTP ${res.status()}: ${res.url()}`)
+    })
+    return page
+  }
+
+  function release(page: Page) {
+    const i = taken.indexOf(page)
+    if (i >= 0) taken.splice(i, 1)
+    if (!page.isClosed()) free.get(page.context())?.push(page) ?? free.set(page.context(), [page])
+  }
+
+  async function visit(path: string, ctx = context, withoutRoutes: readonly string[] = [], opts: VisitOptions = {}): Promise<Visit> {
+    if (opts.touch) ctx = touch ??= await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, hasTouch: true })
+    const pool = free.get(ctx) ?? []
+    let page = pool.pop()
+    while (page?.isClosed()) page = pool.pop()
+    if (page) {
+      // The previous document's requests end (aborted) before this visit counts problems.
+      visits.delete(page)
+      await page.unrouteAll({ behavior: 'ignoreErrors' })
+      await page.goto('about:blank')
+    } else page = await newTab(ctx)
+    taken.push(page)
+    // A reused tab is back at its context's size unless the visit asks for another.
+    const size = opts.viewport ?? sizes.get(page)
+    if (size && (page.viewportSize()?.width !== size.width || page.viewportSize()?.height !== size.height)) await page.setViewportSize(size)
     const problems: string[] = []
     const removed = new Set(withoutRoutes.map((r) => `/api/v1${r}`))
-    // apiErrors: a server with no data answers some API routes 404 (no war yet) or 503 (feed down): expected there.
     const allowedAbsent = (url: string, status: number) => (status === 404 && removed.has(new URL(url).pathname)) || (!!opts.apiErrors && (status === 404 || status === 503) && new URL(url).pathname.startsWith('/api/v1/'))
+    visits.set(page, { problems, allowedAbsent })
     if (removed.size > 0) {
       await page.route(
         (url) => removed.has(url.pathname),
         async (route) => route.fulfill({ response: await route.fetch({ url: `${svc.baseUrl}/api/v1/no-such-route` }) }),
       )
     }
-    page.on('console', (msg) => {
-      if (msg.type() !== 'error') return
-      const at = msg.location().url
-      const status = /status of (\d+)/.exec(msg.text())?.[1]
-      if (status && at && allowedAbsent(at, Number(status))) return
-      problems.push(`console: ${msg.text()} (${at})`)
-    })
-    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`))
-    page.on('requestfailed', (req) => problems.push(`request failed: ${req.url()} ${req.failure()?.errorText}`))
-    page.on('response', (res) => {
-      if (res.status() >= 400 && !allowedAbsent(res.url(), res.status())) problems.push(`HTTP ${res.status()}: ${res.url()}`)
-    })
     const res = await page.goto(`${svc.baseUrl}${path}`)
     expect(res?.status()).toBe(200)
     expect(res?.headers()['content-security-policy']).toBe(PAGE_CSP)
@@ -197,8 +244,7 @@ export function usePagesService(): PagesService {
       ['phone', 390, 844],
       ['phone-360', 360, 780],
     ] as const) {
-      const ctx = await browser.newContext({ viewport: { width, height }, deviceScaleFactor: 1, hasTouch: width < 500 })
-      const { page, problems } = await visit(path, ctx)
+      const { page, problems } = await visit(path, undefined, [], { viewport: { width, height }, touch: width < 500 })
       await prepare(page)
       // Works at 360 px: nothing wider than the screen but what scrolls in its own box (tables, the zoomed map).
       const wide = await page.evaluate<string[]>(`[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > ${width} + 0.5 && !(e.parentElement && e.parentElement.closest('.scroll, .map-view'))).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`)
@@ -214,7 +260,7 @@ export function usePagesService(): PagesService {
         }
       }
       expect(problems).toEqual([])
-      await ctx.close()
+      release(page)
     }
   }
 
@@ -241,11 +287,12 @@ export function usePagesService(): PagesService {
       chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }),
     ])
     for (const collector of ['war-info', 'full-status', 'player-count', 'planet-stats', 'full-status', 'player-count']) await post(collector)
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 })
   }, 120_000)
 
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((p) => p.close().catch(() => {})))
+  // A tab a test opened is free again for the next test (its document replaced by the next visit).
+  afterEach(() => {
+    for (const page of [...taken]) release(page)
   })
 
   afterAll(async () => {
@@ -263,6 +310,7 @@ export function usePagesService(): PagesService {
     api,
     post,
     visit,
+    release,
     checkCharts,
     shoot,
   }

@@ -8,7 +8,7 @@ import { migrate } from '../../src/db/migrate.ts'
 import { hashApiKey } from '../../src/http/api-keys.ts'
 import { API_KEYS_CHANNEL } from '../../src/storage/api-keys.ts'
 import { createScratchDatabase, describeTimescale } from '../support/db.ts'
-import { freshDataDir } from '../support/process.ts'
+import { migratedDataDir } from '../support/process.ts'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 
@@ -92,7 +92,7 @@ describeTimescale('npm run keys on PostgreSQL', () => {
 })
 
 test('on the embedded database (DATA_DIR, no DATABASE_URL): create, then list', async () => {
-  const env = { DATA_DIR: freshDataDir() }
+  const env = { DATA_DIR: await migratedDataDir() }
   const made = await keys(['create', '--name', 'local'], env)
   expect(made.code).toBe(0)
   expect((await keys(['list'], env)).stdout).toContain('local')

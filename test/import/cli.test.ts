@@ -10,7 +10,7 @@ import { EMBEDDED_LOCK_FILE } from '../../src/db/embedded.ts'
 import { importCaptures } from '../../src/import/importer.ts'
 import { ndjsonSource } from '../../src/import/sources.ts'
 import { createScratchDatabase, describeTimescale, openTimescaleTestDatabase, type TestDatabase } from '../support/db.ts'
-import { startService, type ServiceProcess } from '../support/process.ts'
+import { migratedDataDir, startService, type ServiceProcess } from '../support/process.ts'
 import { ndjson, statusAt, tempDir, IMPORT_TABLES, ROLLUP_VIEWS, type TestCapture } from './support.ts'
 
 const ROOT = new URL('../../', import.meta.url).pathname
@@ -63,7 +63,7 @@ describe('the embedded database in use', () => {
   })
 
   test('while the service runs on it the import is refused, naming the process; once it is stopped the import runs', async () => {
-    const dataDir = join(files.dir, 'data')
+    const dataDir = await migratedDataDir()
     svc = await startService({ DATA_DIR: dataDir, SCHEDULE_ENABLED: 'false', UPSTREAM_URL: 'http://127.0.0.1:9/api' })
     const refused = await finished(importProcess([join(files.dir, 'captures.ndjson')], { DATA_DIR: dataDir }))
     expect(refused.code).toBe(3)

@@ -3,6 +3,7 @@ import { afterAll } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { migratedImage } from './db.ts'
 
 export interface ServiceProcess {
   proc: Subprocess<'ignore', 'pipe', 'pipe'>
@@ -103,14 +104,30 @@ export const freshDataDir = () => {
 }
 
 /**
+ * A fresh data folder (freshDataDir) holding a migrated embedded database, unpacked from
+ * the image the run's files share (test/support/db.ts migratedImage): a process started on
+ * it opens that database instead of running initdb and every migration, seconds of CPU.
+ * For tests whose subject is not the embedded database's first start.
+ */
+export async function migratedDataDir(): Promise<string> {
+  const dir = freshDataDir()
+  const image = new Uint8Array(await (await migratedImage()).arrayBuffer())
+  const tar = Bun.spawnSync(['tar', '-xf', '-', '-C', dir], { stdin: image, stdout: 'ignore', stderr: 'pipe' })
+  if (tar.exitCode !== 0) throw new Error(`could not unpack the migrated database image into ${dir}: ${tar.stderr.toString()}`)
+  return dir
+}
+
+/**
  * Start `bun src/main.ts` as a real process with PORT=0 (the "listening" line carries the
  * port), with a DATA_DIR of its own (its spool lives there, removed once the process has
- * exited) unless `env` names one (then the test owns that folder). Budgets per client are
+ * exited) unless `env` names one (then the test owns that folder); without DATABASE_URL that
+ * folder holds a migrated embedded database (migratedDataDir: pass a DATA_DIR of its own to
+ * test a first start). Budgets per client are
  * off (RATE_LIMIT=off: tests and benchmarks ask a lot from one address) unless `env` turns
  * them on.
  */
 export async function startService(env: Record<string, string>, timeoutMs = 60_000): Promise<ServiceProcess> {
-  const ownDir = env.DATA_DIR === undefined ? freshDataDir() : null
+  const ownDir = env.DATA_DIR !== undefined ? null : env.DATABASE_URL ? freshDataDir() : await migratedDataDir()
   let started: Listening
   try {
     started = await startListening(

@@ -59,6 +59,11 @@ export interface MeasureOptions {
   warmup: number
   /** Time budget (ms) of one raw baseline case: slow baselines stop after 5 runs past it. */
   baselineBudgetMs: number
+  /**
+   * Connections of the pool the app reads through: a computed case first warms each of them
+   * (CONNECTION_WARMUP requests per connection), as a running service's are.
+   */
+  connections: number
   progress: (line: string) => void
 }
 
@@ -272,6 +277,15 @@ export interface LatencyResult {
   coverage: RouteCoverage
 }
 
+/**
+ * Requests per pool connection before a computed case is timed. The pool takes its
+ * connections in turn, and a statement's first runs on each connection cost more than a
+ * running service pays after a write: its first is parsed, and PostgreSQL makes a plan for
+ * the values at each of the first five before it may keep one. Those costs are the cold
+ * start's (measured apart, bench/startup.ts).
+ */
+const CONNECTION_WARMUP = 6
+
 export async function measureLatency(deps: AppDeps, f: DataFacts, o: MeasureOptions): Promise<LatencyResult> {
   const versions = deps.versions ?? new DataVersions()
   let queries = 0
@@ -317,7 +331,7 @@ export async function measureLatency(deps: AppDeps, f: DataFacts, o: MeasureOpti
         last = await get(path)
         touched.push(queries > before)
       },
-      { warmup: o.warmup, reps: o.reps, before: computed ? () => versions.bumpAll() : undefined },
+      { warmup: computed ? o.warmup + CONNECTION_WARMUP * o.connections : o.warmup, reps: o.reps, before: computed ? () => versions.bumpAll() : undefined },
     )
     if (last.status !== 200) throw new Error(`GET ${path} (${computed ? 'computed' : 'kept'}) answered ${last.status}: ${last.text.slice(0, 300)}`)
     return { mode: { timing, queried: touched.slice(-timing.n).filter(Boolean).length }, body: JSON.parse(last.text) as Record<string, unknown>, bytes: Buffer.byteLength(last.text) }

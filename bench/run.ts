@@ -242,7 +242,7 @@ async function main() {
   // Read latency, baselines, equality.
   const facts = await dataFacts(sql, now)
   progress(`latency: planet ${facts.planetIndex} (${facts.planetName}), order ${facts.orderId32} (${facts.progressRows} progress rows)`)
-  const { cases: latency, coverage } = await measureLatency(deps, facts, { reps, warmup: 3, baselineBudgetMs: 20_000, progress })
+  const { cases: latency, coverage } = await measureLatency(deps, facts, { reps, warmup: 3, baselineBudgetMs: 20_000, connections: bench.servicePoolMax, progress })
 
   // Plans (of a computed answer: explainRequest builds a fresh app, which keeps nothing yet):
   // the slowest whole-history page of every paged route, the worst diver and planet

@@ -1,4 +1,4 @@
-import type { Tx } from '../db/connect.ts'
+import { keepPlans, type Tx } from '../db/connect.ts'
 import type { Fetched } from '../feeds/throttle.ts'
 import { GALAXY_COUNTER_NAMES, type Assignment, type NewsItem, type Reward, type WarStatus, type WarSummary } from '../feeds/upstream.ts'
 import * as dispatches from '../storage/dispatches.ts'
@@ -234,7 +234,7 @@ async function writeTicks(tx: Tx, ticks: readonly TickRows[]): Promise<WriteResu
   // same plan, yet the server would make one anew at each of a statement's first five runs
   // on a connection (a write takes the pool's connection idle the longest: writes take
   // turns on every open connection).
-  const planned = tx`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`.execute()
+  const planned = keepPlans(tx)
   const texting = writeTexts(tx, ticks)
   texting.catch(() => {}) // awaited below, after the claims
   const [claims] = await Promise.all([

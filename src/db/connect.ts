@@ -46,6 +46,18 @@ export function connect({ url, max = 10, statementTimeoutMs = 15_000, connectTim
 }
 
 /**
+ * For the rest of transaction `tx`, each statement runs with a plan made once per
+ * connection and kept (`plan_cache_mode = force_generic_plan`), not one made for its
+ * values. For statements whose plan costs more than their run: over a hypertable of many
+ * chunks, a plan made for the values looks at every chunk, and PostgreSQL goes on making
+ * one at every run when it guesses the kept plan dearer. Sent at once; the statements sent
+ * after it on `tx` run after it.
+ */
+export function keepPlans(tx: Tx): Promise<unknown> {
+  return tx`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`.execute()
+}
+
+/**
  * A connection of its own that asks the server whether it answers (`SELECT 1`), for an
  * availability gate. It stays open between questions: on a busy machine, opening a
  * connection (a new server process) can take longer than the gate waits for an answer, and

@@ -1,6 +1,6 @@
 /** major_orders (one row per order, upserted at every sighting) and major_order_progress (one row per order per tick). */
 import { t, type Static } from 'elysia'
-import type { Sql, Tx } from '../db/connect.ts'
+import { keepPlans, type Sql, type Tx } from '../db/connect.ts'
 import { Nullable, repeats, rowAffectedTwice, selectRow, Timestamp } from './model.ts'
 import { pageWithTotal, withinRange, type Slice, type PageOf, type TimeRange } from './query.ts'
 import { localizedColumn, LocalizedText, type Lang } from './texts.ts'
@@ -152,7 +152,13 @@ export type OrderStateRow = Omit<OrderState, 'tasks'> & { tasks: OrderTaskRow[] 
  * non-zero), as those functions cost a call each; tasksDone counts the done tasks as
  * mo_tasks_done does.
  */
-async function states(sql: Sql, f: { warId: number; asOf: Date; limit: number; lang?: Lang; rateHours: number }): Promise<OrderStateRow[]> {
+function states(sql: Sql, f: { warId: number; asOf: Date; limit: number; lang?: Lang; rateHours: number }): Promise<OrderStateRow[]> {
+  // Its plan for the values looks at every chunk of major_order_progress, and costs more
+  // than the run: the plan kept per connection instead (keepPlans).
+  return sql.begin('read only', async (tx) => (await Promise.all([keepPlans(tx), statesIn(tx, f)]))[1])
+}
+
+async function statesIn(sql: Tx, f: { warId: number; asOf: Date; limit: number; lang?: Lang; rateHours: number }): Promise<OrderStateRow[]> {
   const lang = f.lang
   const text = (column: string) => (lang ? localizedColumn(sql, lang, 'major_order_texts', sql`t.order_id32 = o.order_id32`, column) : sql`o.${sql(column)}`)
   const rateFrom = new Date(f.asOf.getTime() - f.rateHours * 3_600_000)

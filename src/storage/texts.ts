@@ -5,7 +5,7 @@
  * before.
  */
 import { t } from 'elysia'
-import type { Fragment, Sql, Tx } from '../db/connect.ts'
+import type { Fragment, Queryable, Sql, Tx } from '../db/connect.ts'
 
 /** One collected language (its text, null when none was stored), or every configured one, in their order. */
 export type Lang = { one: string } | { all: readonly string[] }
@@ -17,14 +17,14 @@ export const LocalizedText = (description: string) =>
   })
 
 /** The configured languages as a table `l(v, i)` (i = position), from one bound parameter. */
-const languageTable = (sql: Sql, languages: readonly string[]) =>
+const languageTable = (sql: Queryable, languages: readonly string[]) =>
   sql`jsonb_array_elements_text(${JSON.stringify(languages)}::text::jsonb) WITH ORDINALITY AS l(v, i)`
 
 /**
  * One text column in the chosen language, as a scalar subquery over `table` (alias `t`)
  * where `match` ties its rows to the row being read.
  */
-export function localizedColumn(sql: Sql, lang: Lang, table: string, match: Fragment, column: string): Fragment {
+export function localizedColumn(sql: Queryable, lang: Lang, table: string, match: Fragment, column: string): Fragment {
   const col = sql`t.${sql(column)}`
   if ('one' in lang) return sql`(SELECT ${col} FROM ${sql(table)} t WHERE ${match} AND t.lang = ${lang.one})`
   // json (not jsonb) keeps the keys in aggregation order: the configured order.

@@ -38,7 +38,7 @@ describeTimescale('bench read latency: computed and kept', () => {
     await generate(db.sql, scale, { now, warId: WAR_ID, warTimeAtNow, progress: () => {} })
     await refreshRollups(db.sql, db.info.edition)
     const deps = { config: { ...loadConfig({}), warId: WAR_ID }, db, log: silentLogger, feeds: feeds.feeds }
-    result = await measureLatency(deps, await dataFacts(db.sql, now), { reps: REPS, warmup: 1, baselineBudgetMs: 5_000, progress: () => {} })
+    result = await measureLatency(deps, await dataFacts(db.sql, now), { reps: REPS, warmup: 1, baselineBudgetMs: 5_000, connections: 1, progress: () => {} })
   }, 90_000)
 
   afterAll(async () => {

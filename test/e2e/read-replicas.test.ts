@@ -170,6 +170,9 @@ describeTimescale('read replicas: a real streaming replica', () => {
       expect(fresh.body.stats.current).toBe(222_222)
       expect(kept.body.stats.current).toBe(111_111)
       await until(3000, 'pause reported', async () => (await replicaOf(svc)).replayPaused === true)
+      // The lag shows at a check once the primary's WAL position (written asynchronously here:
+      // synchronous_commit is off) is past the replica's: within a check or two.
+      await until(3000, 'lag reported', async () => ((await replicaOf(svc)).lagBytes ?? 0) > 0)
       const behind = await replicaOf(svc)
       expect(behind.inRotation).toBe(true)
       expect(behind.lagBytes!).toBeGreaterThan(0)

@@ -23,7 +23,7 @@
 import { afterAll, afterEach, beforeAll, expect, test } from 'bun:test'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { type Browser, type BrowserContext, chromium, type Page, type Request } from 'playwright-core'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 import { connect, type Sql } from '../../src/db/connect.ts'
@@ -161,6 +161,13 @@ export function usePagesService(): PagesService {
     const size = page.viewportSize()
     if (size) sizes.set(page, size)
     const report = (problem: string) => visits.get(page)?.problems.push(problem)
+    // A request's problems are its own visit's: the previous document's requests, aborted
+    // by the next visit's navigation, are reported after that visit began.
+    const owner = new WeakMap<Request, Visit['problems']>()
+    page.on('request', (req) => {
+      const v = visits.get(page)
+      if (v) owner.set(req, v.problems)
+    })
     page.on('console', (msg) => {
       if (msg.type() !== 'error') return
       const at = msg.location().url
@@ -169,9 +176,10 @@ export function usePagesService(): PagesService {
       report(`console: ${msg.text()} (${at})`)
     })
     page.on('pageerror', (err) => report(`page error: ${err.message}`))
-    page.on('requestfailed', (req) => report(`request failed: ${req.url()} ${req.failure()?.errorText}`))
+    page.on('requestfailed', (req) => owner.get(req)?.push(`request failed: ${req.url()} ${req.failure()?.errorText}`))
     page.on('response', (res) => {
-      if (res.status() >= 400 && !visits.get(page)?.allowedAbsent(res.url(), res.status())) report(`HTTP ${res.status()}: ${res.url()}`)
+      const problems = owner.get(res.request())
+      if (problems && problems === visits.get(page)?.problems && res.status() >= 400 && !visits.get(page)!.allowedAbsent(res.url(), res.status())) problems.push(`HTTP ${res.status()}: ${res.url()}`)
     })
     return page
   }

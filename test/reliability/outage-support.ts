@@ -80,12 +80,16 @@ export const kept = (svc: ServiceProcess, collector: string) =>
 
 /** Wait until the service's spool is empty (every kept tick written). */
 export async function drained(svc: ServiceProcess, timeoutMs = 60_000) {
+  let last = 'no answer'
   for (const t0 = Date.now(); Date.now() - t0 < timeoutMs; await Bun.sleep(500)) {
     const res = await fetch(`${svc.baseUrl}/health/ready`).catch(() => null)
-    const body = (await res?.json().catch(() => null)) as { collectors?: Record<string, TickCounts> } | null
+    const body = (await res?.json().catch(() => null)) as { checks?: unknown; collectors?: Record<string, TickCounts> } | null
     if (res?.status === 200 && body?.collectors && Object.values(body.collectors).every((c) => c.pending === 0)) return body.collectors
+    last = `${res?.status ?? 'no answer'} ${JSON.stringify({ checks: body?.checks, collectors: body?.collectors })}`
   }
-  throw new Error('the spool did not drain')
+  // What the service said last, and its last log lines: why the spool did not drain.
+  const log = svc.lines.slice(-15).map((l) => JSON.stringify(l)).join('\n')
+  throw new Error(`the spool did not drain within ${timeoutMs} ms; last /health/ready: ${last}\nlast log lines:\n${log}`)
 }
 
 /**

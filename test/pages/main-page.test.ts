@@ -96,8 +96,8 @@ describe('main page in headless Chromium', () => {
       }
       expect(problems).toEqual([])
       expect(planet.problems).toEqual([])
-      release(page)
-      release(planet.page)
+      await release(page)
+      await release(planet.page)
     }
   }, 60_000)
 

@@ -236,7 +236,7 @@ describe('war page in headless Chromium', () => {
       await page.tap(`#map-svg a.planet[data-planet="${c.planetIndex}"]`)
       await page.waitForURL(`**/planet/${c.planetIndex}`)
       expect(problems).toEqual([])
-      release(page)
+      await release(page)
     }
   }, 60_000)
 

@@ -107,17 +107,18 @@ export interface PagesService {
    * have (a server without them); those 404s, and only they, are not counted as problems.
    */
   visit(path: string, ctx?: BrowserContext, withoutRoutes?: readonly string[], opts?: VisitOptions): Promise<Visit>
-  /** Give a visited tab back for the next visit before the test ends. */
-  release(page: Page): void
+  /** Give a visited tab back (blanked) for the next visit before the test ends. */
+  release(page: Page): Promise<void>
   /**
    * Every chart of the page: its text labels (peak, low, event names) inside the plot and
    * no two overlapping; each value axis without two equal labels. Returns how many.
    */
   checkCharts(page: Page, where: string): Promise<number>
   /**
-   * `path` at 1366, 390 and 360 px, each in a fresh context, after `prepare`: nothing wider
-   * than the screen (but what scrolls in its own box), the charts checked, no problem; a
-   * screenshot `name-desktop` and `name-phone` when they are kept. `views`: parts of the
+   * `path` at 1366, 390 and 360 px (the phone widths in the shared touch context), each
+   * visited after `prepare`: nothing wider than the screen (but what scrolls in its own
+   * box), the charts checked, no problem; a screenshot `name-desktop` and `name-phone`
+   * when they are kept. `views`: parts of the
    * page (element ids) scrolled into view and shot as `name-<id>-…` in the same load.
    */
   shoot(name: string, path: string, prepare: (page: Page) => Promise<void>, o?: { fullPage?: boolean; views?: readonly string[] }): Promise<void>
@@ -147,10 +148,12 @@ export function usePagesService(): PagesService {
     expect((await fetch(`${svc.baseUrl}/api/v1/collect/${collector}`, { method: 'POST' })).status).toBe(200)
   }
 
+  /** A visit as its tab holds it: its problems, and the error answers it expects. */
+  type Held = { problems: string[]; allowedAbsent: (url: string, status: number) => boolean }
   /** Free tabs per context; the tabs of the current test; each tab's current visit. */
   const free = new Map<BrowserContext, Page[]>()
   const taken: Page[] = []
-  const visits = new WeakMap<Page, { problems: string[]; allowedAbsent: (url: string, status: number) => boolean }>()
+  const visits = new WeakMap<Page, Held>()
   let touch: BrowserContext | undefined
   /** The size each tab was made with (its context's). */
   const sizes = new WeakMap<Page, { width: number; height: number }>()
@@ -163,10 +166,10 @@ export function usePagesService(): PagesService {
     const report = (problem: string) => visits.get(page)?.problems.push(problem)
     // A request's problems are its own visit's: the previous document's requests, aborted
     // by the next visit's navigation, are reported after that visit began.
-    const owner = new WeakMap<Request, Visit['problems']>()
+    const owner = new WeakMap<Request, Held>()
     page.on('request', (req) => {
       const v = visits.get(page)
-      if (v) owner.set(req, v.problems)
+      if (v) owner.set(req, v)
     })
     page.on('console', (msg) => {
       if (msg.type() !== 'error') return
@@ -176,18 +179,24 @@ export function usePagesService(): PagesService {
       report(`console: ${msg.text()} (${at})`)
     })
     page.on('pageerror', (err) => report(`page error: ${err.message}`))
-    page.on('requestfailed', (req) => owner.get(req)?.push(`request failed: ${req.url()} ${req.failure()?.errorText}`))
+    page.on('requestfailed', (req) => owner.get(req)?.problems.push(`request failed: ${req.url()} ${req.failure()?.errorText}`))
     page.on('response', (res) => {
-      const problems = owner.get(res.request())
-      if (problems && problems === visits.get(page)?.problems && res.status() >= 400 && !visits.get(page)!.allowedAbsent(res.url(), res.status())) problems.push(`HTTP ${res.status()}: ${res.url()}`)
+      const v = owner.get(res.request())
+      if (v && res.status() >= 400 && !v.allowedAbsent(res.url(), res.status())) v.problems.push(`HTTP ${res.status()}: ${res.url()}`)
     })
     return page
   }
 
-  function release(page: Page) {
+  async function release(page: Page) {
     const i = taken.indexOf(page)
-    if (i >= 0) taken.splice(i, 1)
-    if (!page.isClosed()) free.get(page.context())?.push(page) ?? free.set(page.context(), [page])
+    if (i < 0) return
+    taken.splice(i, 1)
+    if (page.isClosed()) return
+    // Blank at once: its document's timers and polls stop, and the requests it still had
+    // end (aborted) while they are its own visit's, well before the next visit begins.
+    await page.unrouteAll({ behavior: 'ignoreErrors' })
+    await page.goto('about:blank')
+    free.get(page.context())?.push(page) ?? free.set(page.context(), [page])
   }
 
   async function visit(path: string, ctx = context, withoutRoutes: readonly string[] = [], opts: VisitOptions = {}): Promise<Visit> {
@@ -195,12 +204,8 @@ export function usePagesService(): PagesService {
     const pool = free.get(ctx) ?? []
     let page = pool.pop()
     while (page?.isClosed()) page = pool.pop()
-    if (page) {
-      // The previous document's requests end (aborted) before this visit counts problems.
-      visits.delete(page)
-      await page.unrouteAll({ behavior: 'ignoreErrors' })
-      await page.goto('about:blank')
-    } else page = await newTab(ctx)
+    // A free tab is blank already (release).
+    page ??= await newTab(ctx)
     taken.push(page)
     // A reused tab is back at its context's size unless the visit asks for another.
     const size = opts.viewport ?? sizes.get(page)
@@ -268,7 +273,7 @@ export function usePagesService(): PagesService {
         }
       }
       expect(problems).toEqual([])
-      release(page)
+      await release(page)
     }
   }
 
@@ -298,9 +303,9 @@ export function usePagesService(): PagesService {
     context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 })
   }, 120_000)
 
-  // A tab a test opened is free again for the next test (its document replaced by the next visit).
-  afterEach(() => {
-    for (const page of [...taken]) release(page)
+  // A tab a test opened is free again for the next test.
+  afterEach(async () => {
+    await Promise.all([...taken].map(release))
   })
 
   afterAll(async () => {

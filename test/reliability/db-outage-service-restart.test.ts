@@ -28,7 +28,7 @@ describeTimescale('a database outage and a restart, real processes', () => {
     const second = await start({ DATA_DIR: dataDir, SCHEDULE_ENABLED: 'false' })
     await drained(second)
     expect(second.lines.some((l) => l.msg === 'spool: ticks from a previous run will be written')).toBe(true)
-    await expectStoredOnce({ 'player-count': kept(first, 'player-count'), 'full-status': kept(first, 'full-status') })
+    await expectStoredOnce({ 'player-count': kept(first, 'player-count'), 'full-status': kept(first, 'full-status') }, first)
     expect(await second.stop('SIGTERM')).toBe(0)
     removeDataDir(dataDir)
   }, 180_000)

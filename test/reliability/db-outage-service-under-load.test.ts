@@ -81,7 +81,7 @@ describeTimescale('database outages under read load, real processes', () => {
       expect(inOutage.length).toBeGreaterThanOrEqual(2)
     }
     // ...and each is stored exactly once, under its own capture time.
-    await expectStoredOnce({ 'player-count': kept(svc, 'player-count'), 'full-status': kept(svc, 'full-status') })
+    await expectStoredOnce({ 'player-count': kept(svc, 'player-count'), 'full-status': kept(svc, 'full-status') }, svc)
     expect((await stored('player-count')).length).toBe(kept(svc, 'player-count').length)
     console.log(`ticks kept and stored once: player-count ${kept(svc, 'player-count').length}, full-status ${kept(svc, 'full-status').length}; ${load.answers.length} reads, none unanswered`)
     // One line when each outage starts (and one when it ends): an operator's log, not a flood.

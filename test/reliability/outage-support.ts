@@ -123,11 +123,23 @@ export function outageDrill(name: string) {
         : await sql<{ at: Date }[]>`SELECT captured_at AS at FROM full_status_ticks`
     return rows.map((r) => r.at.toISOString())
   }
-  const expectStoredOnce = async (ticks: Record<'player-count' | 'full-status', string[]>) => {
+  /**
+   * Every kept tick stored once under its capture time. A miss shows, for each tick, the
+   * full-status ticks stored within 30 s of it (with their war times) and the service's
+   * log lines about it: whether it was written, replayed, or met a war time stored already.
+   */
+  const expectStoredOnce = async (ticks: Record<'player-count' | 'full-status', string[]>, svc?: ServiceProcess) => {
     for (const collector of ['player-count', 'full-status'] as const) {
       const rows = await stored(collector)
       const missingOrDoubled = ticks[collector].filter((at) => rows.filter((r) => r === at).length !== 1)
-      expect({ collector, missingOrDoubled }).toEqual({ collector, missingOrDoubled: [] })
+      const why = await Promise.all(missingOrDoubled.map(async (at) => {
+        const near = await sql<{ at: Date; warTime: number; lastSeenAt: Date | null }[]>`
+          SELECT captured_at AS at, upstream_war_time AS "warTime", last_seen_at AS "lastSeenAt" FROM full_status_ticks
+          WHERE captured_at BETWEEN ${at}::timestamptz - interval '30 s' AND ${at}::timestamptz + interval '30 s' ORDER BY captured_at`
+        const ids = new Set(svc?.lines.filter((l) => l.capturedAt === at).map((l) => l.id) ?? [])
+        return { at, fullStatusTicksNear: [...near], log: svc?.lines.filter((l) => l.capturedAt === at || ids.has(l.id)) ?? [] }
+      }))
+      expect({ collector, missingOrDoubled, why }).toEqual({ collector, missingOrDoubled: [], why: [] })
     }
   }
 

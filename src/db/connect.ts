@@ -57,24 +57,54 @@ export function keepPlans(tx: Tx): Promise<unknown> {
   return tx`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`.execute()
 }
 
+/** The probe of an availability gate: `ask` resolves when the server answers `SELECT 1`. */
+export interface Probe {
+  ask(): Promise<void>
+  /** The probe's client as it is now, for other short questions to the same server. */
+  readonly sql: Sql
+  end(timeoutS: number): Promise<void>
+}
+
 /**
  * A connection of its own that asks the server whether it answers (`SELECT 1`), for an
  * availability gate. It stays open between questions: on a busy machine, opening a
  * connection (a new server process) can take longer than the gate waits for an answer, and
- * a probe that must first connect would call a slow server gone. A connection broken since
- * the last question (the server restarted) is replaced at once, within the same question.
+ * a probe that must first connect would call a slow server gone.
+ *
+ * After a connection error the client is replaced by a new one, within the same question:
+ * under Bun, a postgres.js client whose connection failed to connect a few times in a row
+ * (an outage: every probe refused) went on timing out its connects for many seconds
+ * after the server was back, while a new client connected at once, so the gate called the
+ * database unavailable long after it answered again.
  */
-export function probeConnection(url: string, applicationName: string) {
-  const sql = connect({ url, max: 1, connectTimeoutS: 2, idleTimeoutS: null, statementTimeoutMs: 2000, applicationName })
-  const ask = async (): Promise<void> => {
-    try {
-      await sql`SELECT 1`
-    } catch (err) {
-      if (!isDatabaseUnavailable(err)) throw err
-      await sql`SELECT 1`
-    }
+export function probeConnection(url: string, applicationName: string): Probe {
+  const open = () => connect({ url, max: 1, connectTimeoutS: 2, idleTimeoutS: null, statementTimeoutMs: 2000, applicationName })
+  let sql = open()
+  const renew = () => {
+    const old = sql
+    sql = open()
+    void old.end({ timeout: 0 }).catch(() => {})
   }
-  return { sql, ask }
+  return {
+    async ask() {
+      try {
+        await sql`SELECT 1`
+      } catch (err) {
+        if (!isDatabaseUnavailable(err)) throw err
+        renew()
+        try {
+          await sql`SELECT 1`
+        } catch (again) {
+          if (isDatabaseUnavailable(again)) renew()
+          throw again
+        }
+      }
+    },
+    get sql() {
+      return sql
+    },
+    end: (timeoutS) => sql.end({ timeout: timeoutS }),
+  }
 }
 
 /** Thrown by the gate while the database is unreachable; routes answer 503. */

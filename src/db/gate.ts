@@ -12,6 +12,9 @@ export interface GateOptions {
 
 export const GATE_DEFAULTS: GateOptions = { suspectAfterMs: 500, probeTimeoutMs: 1000, retryEveryMs: 500 }
 
+/** Tries of one read (DatabaseGate.read): more than a pool's connections (DB_POOL_MAX, 10 by default), each of which may fail once after a restart. */
+const READ_ATTEMPTS = 11
+
 export interface GateState {
   available: boolean
   /** Since when the database is unavailable (ISO), null while it is available. */
@@ -113,6 +116,26 @@ export class DatabaseGate {
         },
       )
     })
+  }
+
+  /**
+   * Run one read under the same rules; a read that failed on a connection the server had
+   * closed is tried again, on another connection, while the probe finds the database
+   * answering. After a restart each pooled connection learns that its server process is
+   * gone only at its next use (a busy process may not have read the server's goodbye
+   * yet), so without this the first read on each of them failed with a 503 although the
+   * database answered. Reads change nothing: a repeat is safe. Writes are not repeated
+   * here (the spool retries collector ticks; an API write's caller sees the 503).
+   */
+  async read<T>(op: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.run(op)
+      } catch (err) {
+        const stale = !(err instanceof DatabaseUnavailableError) && isDatabaseUnavailable(err)
+        if (!stale || attempt >= READ_ATTEMPTS || !(await this.check(errorText(err)))) throw err
+      }
+    }
   }
 
   /** Resolves when the database is available (at once if it is). */

@@ -56,7 +56,7 @@ export async function openDatabase(
     : null
   const closeAll = async (timeoutS: number) => {
     gate.stop()
-    await Promise.all([sql.end({ timeout: timeoutS }), probe?.sql.end({ timeout: 1 }), replicas?.close()])
+    await Promise.all([sql.end({ timeout: timeoutS }), probe?.end(1), replicas?.close()])
     await embedded?.close()
   }
   try {

@@ -24,7 +24,7 @@
  * because of a replica.
  */
 import { errorText, type Logger } from '../log.ts'
-import { connect, isDatabaseUnavailable, probeConnection, type Sql } from './connect.ts'
+import { connect, isDatabaseUnavailable, probeConnection, type Probe, type Sql } from './connect.ts'
 import { DatabaseGate, GATE_DEFAULTS, type GateOptions } from './gate.ts'
 
 export interface ReplicaOptions {
@@ -81,7 +81,7 @@ const replicaLog = (log: Logger, name: string): Logger => ({
 
 class Replica {
   readonly pool: Sql
-  readonly probe: Sql
+  readonly probe: Probe
   readonly gate: DatabaseGate
   replay = -1
   replayCheckedAt = 0
@@ -95,9 +95,8 @@ class Replica {
     log: Logger,
   ) {
     this.pool = connect({ url, max: opts.poolMax, statementTimeoutMs: opts.statementTimeoutMs, applicationName: 'galactic-war-stats/read' })
-    const probe = probeConnection(url, 'galactic-war-stats/read-probe')
-    this.probe = probe.sql
-    this.gate = new DatabaseGate(probe.ask, replicaLog(log, name), opts.gate ?? GATE_DEFAULTS)
+    this.probe = probeConnection(url, 'galactic-war-stats/read-probe')
+    this.gate = new DatabaseGate(() => this.probe.ask(), replicaLog(log, name), opts.gate ?? GATE_DEFAULTS)
     this.status = {
       name, inRotation: false, reason: 'not checked yet', lagMs: null, lagBytes: null, lastReplayAgeMs: null,
       receivedNotReplayedBytes: null, replayPaused: null, checkedAt: null, reads: 0, failedReads: 0,
@@ -108,7 +107,7 @@ class Replica {
   async caughtUp(lsn: number): Promise<boolean> {
     if (this.replay >= lsn) return true
     if (Date.now() - this.replayCheckedAt < REPLAY_RECHECK_MS) return false
-    this.replayAsk ??= this.probe<{ replay: number | null }[]>`
+    this.replayAsk ??= this.probe.sql<{ replay: number | null }[]>`
         SELECT pg_wal_lsn_diff(pg_last_wal_replay_lsn(), '0/0')::bigint AS replay`
       .then(([row]) => {
         this.replay = Math.max(this.replay, row?.replay ?? -1)
@@ -182,7 +181,7 @@ export class ReadReplicas {
     const replica = await this.pick()
     if (replica) {
       try {
-        const value = await replica.gate.run(() => read(replica.pool))
+        const value = await replica.gate.read(() => read(replica.pool))
         replica.status.reads++
         return value
       } catch (err) {
@@ -193,7 +192,7 @@ export class ReadReplicas {
       }
     }
     this.primaryReads++
-    return this.primary.gate.run(() => read(this.primary.sql))
+    return this.primary.gate.read(() => read(this.primary.sql))
   }
 
   status(): { maxLagMs: number; primaryReads: number; replicas: ReplicaStatus[] } {
@@ -206,7 +205,7 @@ export class ReadReplicas {
     for (const r of this.replicas) r.gate.stop()
     await Promise.all([
       this.primaryProbe.end({ timeout: 1 }),
-      ...this.replicas.flatMap((r) => [r.pool.end({ timeout: 2 }), r.probe.end({ timeout: 1 })]),
+      ...this.replicas.flatMap((r) => [r.pool.end({ timeout: 2 }), r.probe.end(1)]),
     ])
   }
 
@@ -275,7 +274,7 @@ export class ReadReplicas {
     const timeoutMs = (this.opts.gate ?? GATE_DEFAULTS).probeTimeoutMs
     try {
       const rows = await within(
-        r.probe<{ recovery: boolean; replay: number | null; receive: number | null; replay_age_ms: number | null; paused: boolean | null }[]>`
+        r.probe.sql<{ recovery: boolean; replay: number | null; receive: number | null; replay_age_ms: number | null; paused: boolean | null }[]>`
           SELECT pg_is_in_recovery() AS recovery,
                  pg_wal_lsn_diff(pg_last_wal_replay_lsn(), '0/0')::bigint AS replay,
                  pg_wal_lsn_diff(pg_last_wal_receive_lsn(), '0/0')::bigint AS receive,

@@ -30,7 +30,7 @@ export const healthRoutes = (context: RouteContext) =>
             else {
               try {
                 checks.pendingMigrations = await Promise.race([
-                  db.gate.run(() => pendingMigrations(db.sql, db.info.edition)),
+                  db.gate.read(() => pendingMigrations(db.sql, db.info.edition)),
                   Bun.sleep(READY_PROBE_MS).then(() => Promise.reject(new Error(`no answer within ${READY_PROBE_MS} ms`))),
                 ])
               } catch (err) {

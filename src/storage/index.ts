@@ -43,7 +43,7 @@ function bind<R extends Record<string, Read>>(run: RunRead, reads: R): Bound<R> 
  */
 export function createStore(db: { sql: Sql; gate: DatabaseGate; replicas?: ReadReplicas | null }, opts: { onReplicas?: boolean } = {}) {
   const replicas = opts.onReplicas ? db.replicas : null
-  const run: RunRead = replicas ? (read) => replicas.run(read) : (read) => db.gate.run(() => read(db.sql))
+  const run: RunRead = replicas ? (read) => replicas.run(read) : (read) => db.gate.read(() => read(db.sql))
   return {
     coverage: bind(run, coverage.reads),
     playerCounts: bind(run, playerCounts.reads),

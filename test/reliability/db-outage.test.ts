@@ -5,6 +5,8 @@ import type { CollectorRunner } from '../../src/collect/runner.ts'
 import { Spool } from '../../src/collect/spool.ts'
 import { SpoolWriter } from '../../src/collect/writer.ts'
 import { loadConfig } from '../../src/config.ts'
+import { connect, probeConnection } from '../../src/db/connect.ts'
+import { DatabaseGate } from '../../src/db/gate.ts'
 import { openDatabase, type Database } from '../../src/db/index.ts'
 import { silentLogger } from '../../src/log.ts'
 import { testRunner } from '../support/collect.ts'
@@ -81,6 +83,58 @@ describeTimescale('a database outage during scheduled collection and reads', () 
     } finally {
       await writer.stop()
       await spool.close()
+    }
+  }, 120_000)
+
+  test('a stop and start of the server met while busy: available again within seconds, and the first reads on pooled connections the restart closed answer (none 503)', async () => {
+    expect((await get('/health/ready')).status).toBe(200)
+    // The server stops and starts while this process is busy (its event loop blocked): its
+    // pooled connections learn that their server processes are gone only at their next use.
+    pg.pauseBlocking()
+    // A read meets the outage; the gate then asks every half second, refused each time.
+    expect((await get('/health/ready')).status).toBe(503)
+    await Bun.sleep(8000)
+    expect(db.gate.available).toBe(false)
+    pg.resumeBlocking()
+    const back = Date.now()
+    while (!db.gate.available && Date.now() - back < 30_000) await Bun.sleep(50)
+    expect({ available: db.gate.available, afterMs: Date.now() - back < 5000 ? 'under 5 s' : Date.now() - back })
+      .toEqual({ available: true, afterMs: 'under 5 s' })
+    // The first reads after it, several at once: each pooled connection learns of the
+    // restart only at its next use, and none of them may answer 503 for it.
+    const paths = ['/api/v1/historical-war-summary', '/api/v1/historical-dispatches', '/api/v1/timeline', '/api/v1/divers/history?range=24h', '/api/v1/historical-major-orders', '/health/ready']
+    const statuses = await Promise.all(paths.map(async (path) => [path, (await get(path)).status]))
+    expect(Object.fromEntries(statuses)).toEqual(Object.fromEntries(paths.map((path) => [path, 200])))
+  }, 120_000)
+
+  test('the gate\'s probe after a stop of seconds met while busy (every probe refused): the database is available again within seconds of its return', async () => {
+    // A probe client that had failed to connect that many times went on timing out its
+    // connects for about 16 s after the server was back (probeConnection renews it).
+    const probe = probeConnection(pg.url, 'gws-test/probe')
+    const gate = new DatabaseGate(() => probe.ask(), silentLogger)
+    const pool = connect({ url: pg.url, max: 3 })
+    await probe.ask()
+    let reading = true
+    const reads = (async () => {
+      while (reading) {
+        await gate.run(() => pool`SELECT 1`).catch(() => {})
+        await Bun.sleep(300)
+      }
+    })()
+    try {
+      await Bun.sleep(1000)
+      pg.pauseBlocking()
+      await Bun.sleep(8000)
+      expect(gate.available).toBe(false)
+      pg.resumeBlocking()
+      const back = Date.now()
+      while (!gate.available && Date.now() - back < 30_000) await Bun.sleep(50)
+      expect({ available: gate.available, afterMs: Date.now() - back < 5000 ? 'under 5 s' : Date.now() - back }).toEqual({ available: true, afterMs: 'under 5 s' })
+    } finally {
+      reading = false
+      await reads
+      gate.stop()
+      await Promise.all([pool.end({ timeout: 1 }), probe.end(1)])
     }
   }, 120_000)
 

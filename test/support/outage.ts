@@ -13,11 +13,19 @@ export async function startOwnTimescale(name: string) {
     return out.trim()
   }
   const url = await run('start')
+  /** `cmd` with this process's event loop blocked until it ends (a busy process meeting the change). */
+  const runBlocking = (cmd: string) => {
+    const p = Bun.spawnSync(['bash', `${ROOT}scripts/testdb.sh`, cmd], { env, stdout: 'ignore', stderr: 'pipe' })
+    if (p.exitCode !== 0) throw new Error(`testdb.sh ${cmd} failed (${p.exitCode}): ${p.stderr.toString().trim().split('\n').pop()}`)
+  }
   return {
     url,
     /** Stop the server, keeping its data (connections refused). */
     pause: () => run('pause'),
     resume: () => run('resume'),
+    /** pause and resume, with this process's event loop blocked while the server stops or starts. */
+    pauseBlocking: () => runBlocking('pause'),
+    resumeBlocking: () => runBlocking('resume'),
     /** SIGSTOP the server and its backends: connections stay open, nothing answers. */
     freeze: () => run('freeze'),
     thaw: () => run('thaw'),

@@ -10,11 +10,10 @@
 #   (reused by later runs; stop it with `scripts/testdb.sh stop`).
 # - testdb.sh exit 3 (no way to run a database here): tests run anyway without
 #   TEST_DATABASE_URL, and database tests are skipped (said so in one line).
-# - Typecheck beside the tests: `tsc --noEmit` (package.json's `npm run typecheck`) starts
-#   first and runs while the database starts and the files run; its result comes on one line
-#   just before the summary (`typecheck: ok (16.0 s, beside the tests)`, or `typecheck: N
-#   errors` followed by the errors). A failed typecheck fails the run. TYPECHECK=0 skips it
-#   (e.g. for a quick subset).
+# - Typecheck first: `tsc --noEmit` (package.json's `npm run typecheck`), its result on one
+#   line (`typecheck: ok (4.5 s)`, or `typecheck: N errors` followed by the errors). A failed
+#   typecheck fails the run, but the tests still run so both results are seen; the line is
+#   repeated next to the summary. TYPECHECK=0 skips it (e.g. for a quick subset).
 # - Parallel: each test file runs in a `bun test` process of its own (files are independent:
 #   each makes its own scratch database, temp folders and ports); TEST_JOBS of them at once
 #   (default 3: on 2 cores most files wait on databases, processes and drills, not on the
@@ -67,8 +66,7 @@ cleanup() {
   for f in "$RUN_TMP"/bun.*.pid; do
     [[ -f $f ]] && read -r pid <"$f" 2>/dev/null && kill "$pid" 2>/dev/null
   done
-  [[ -n ${TYPECHECK_PID:-} ]] && pkill -P "$TYPECHECK_PID" 2>/dev/null
-  for pid in "${WORKERS[@]}" ${IMAGE_PID:-} ${TYPECHECK_PID:-}; do kill "$pid" 2>/dev/null; done
+  for pid in "${WORKERS[@]}" ${IMAGE_PID:-}; do kill "$pid" 2>/dev/null; done
   if [[ -n $STARTED_DB ]]; then
     TESTDB_NAME=$STARTED_DB bash "$ROOT/scripts/testdb.sh" stop </dev/null || say "warning: could not stop test database '$STARTED_DB'"
     STARTED_DB=""
@@ -89,53 +87,47 @@ if ! command -v bun >/dev/null; then
 fi
 
 # ---------------------------------------------------------------- typecheck
-# Beside the rest (the image below, the database, the first files): most of the run's
-# first minute the drills sleep, so its CPU is mostly free. Its output is printed whole
-# at the end, before the summary.
 TYPECHECK_LINE=""
 TYPECHECK_FAILED=""
-# Prints the result line, then any errors; exits 1 when the typecheck failed.
 typecheck() {
   local out rc=0 t0 t1 n
   if [[ ${TYPECHECK:-1} == 0 ]]; then
-    echo "typecheck: skipped (TYPECHECK=0)"
-    return 0
+    TYPECHECK_LINE="typecheck: skipped (TYPECHECK=0)"
+    echo "$TYPECHECK_LINE"
+    return
   fi
   if ! command -v tsc >/dev/null; then
-    echo "typecheck: FAILED (tsc not found: expected node_modules/.bin/tsc from 'npm test's pretest install)"
-    return 1
+    TYPECHECK_LINE="typecheck: FAILED (tsc not found: expected node_modules/.bin/tsc from 'npm test's pretest install)"
+    TYPECHECK_FAILED=1
+    echo "$TYPECHECK_LINE"
+    return
   fi
   t0=$(date +%s%N)
   # Two projects: the service (Bun types) and the pages' browser code (DOM types).
   out=$( { tsc --noEmit --pretty false; a=$?; tsc --noEmit --pretty false -p src/pages/client; b=$?; exit $((a | b)); } 2>&1 </dev/null) || rc=$?
   t1=$(date +%s%N)
   if ((rc == 0)); then
-    awk -v ns=$((t1 - t0)) 'BEGIN { printf "typecheck: ok (%.1f s, beside the tests)\n", ns / 1e9 }'
-    return 0
+    TYPECHECK_LINE=$(awk -v ns=$((t1 - t0)) 'BEGIN { printf "typecheck: ok (%.1f s)", ns / 1e9 }')
+    echo "$TYPECHECK_LINE"
+    return
   fi
+  TYPECHECK_FAILED=1
   n=$(grep -cE 'error TS[0-9]+:' <<<"$out" || true)
   if ((n > 0)); then
-    echo "typecheck: $n error$( ((n == 1)) || echo s)"
+    TYPECHECK_LINE="typecheck: $n error$( ((n == 1)) || echo s)"
   else
-    echo "typecheck: FAILED (tsc exit code $rc)"
+    TYPECHECK_LINE="typecheck: FAILED (tsc exit code $rc)"
   fi
+  echo "$TYPECHECK_LINE"
   printf '%s\n' "$out" | sed 's/^/  /'
-  return 1
-}
-typecheck >"$RUN_TMP/typecheck.out" 2>&1 </dev/null &
-TYPECHECK_PID=$!
-[[ ${TYPECHECK:-1} == 0 ]] || echo "typecheck: running beside the tests (its result comes before the summary)"
-# The typecheck's result (waits for it): sets TYPECHECK_LINE and TYPECHECK_FAILED.
-typecheck_result() {
-  wait "$TYPECHECK_PID" || TYPECHECK_FAILED=1
-  TYPECHECK_PID=""
-  TYPECHECK_LINE=$(head -n 1 "$RUN_TMP/typecheck.out")
-  [[ -n $TYPECHECK_LINE ]] || { TYPECHECK_LINE="typecheck: FAILED (no result)"; TYPECHECK_FAILED=1; }
 }
 # The migrated embedded database's image the files share (test/support/db.ts), made beside
-# the database's start rather than by each of the first files at once.
+# the typecheck rather than by each of the first files at once.
 bun -e "await (await import('./test/support/db.ts')).migratedImage()" >"$RUN_TMP/image.log" 2>&1 </dev/null &
 IMAGE_PID=$!
+typecheck
+wait "$IMAGE_PID" || say "warning: could not prepare the embedded database's image (each test file makes its own): $(tail -n 1 "$RUN_TMP/image.log")"
+IMAGE_PID=""
 
 # ---------------------------------------------------------------- database
 if [[ -n ${TEST_DATABASE_URL:-} ]]; then
@@ -163,9 +155,6 @@ else
     exit 1
   fi
 fi
-
-wait "$IMAGE_PID" || say "warning: could not prepare the embedded database's image (each test file makes its own): $(tail -n 1 "$RUN_TMP/image.log")"
-IMAGE_PID=""
 
 # ---------------------------------------------------------------- browser
 # The page tests (test/pages/*-page*.test.ts) drive Debian's Chromium. Missing: installed
@@ -400,8 +389,7 @@ if [[ -n $CPU0 && -n $CPU1 ]]; then
 fi
 echo "Ran $((pass + fail + skip + todo)) tests across $nfiles file$( ((nfiles == 1)) || echo s) in $(secs "$WALL_NS") s, $JOBS at a time; the test processes used $cpu_total s of CPU$busy."
 [[ -n $DB_SKIPPED ]] && echo "DATABASE TESTS SKIPPED: no TimescaleDB was available (set TEST_DATABASE_URL to run them)"
-typecheck_result
-cat "$RUN_TMP/typecheck.out"
+echo "$TYPECHECK_LINE$([[ -n $TYPECHECK_FAILED ]] && echo " (listed at the start of this output)")"
 summary="$pass passed, $fail failed"
 ((skip > 0)) && summary+=", $skip skipped"
 echo "$summary"

@@ -179,7 +179,14 @@ export function usePagesService(): PagesService {
       report(`console: ${msg.text()} (${at})`)
     })
     page.on('pageerror', (err) => report(`page error: ${err.message}`))
-    page.on('requestfailed', (req) => owner.get(req)?.problems.push(`request failed: ${req.url()} ${req.failure()?.errorText}`))
+    // A request the browser cancelled itself (net::ERR_ABORTED) is no failure of the
+    // service's: its failures show as an HTTP status, a connection error or a console error.
+    // Chromium cancelled the war page's own /api/v1/war poll now and then, with no
+    // navigation and nothing on the page (about one full run in four).
+    page.on('requestfailed', (req) => {
+      const error = req.failure()?.errorText
+      if (error !== 'net::ERR_ABORTED') owner.get(req)?.problems.push(`request failed: ${req.url()} ${error}`)
+    })
     page.on('response', (res) => {
       const v = owner.get(res.request())
       if (v && res.status() >= 400 && !v.allowedAbsent(res.url(), res.status())) v.problems.push(`HTTP ${res.status()}: ${res.url()}`)

@@ -57,52 +57,54 @@ export function keepPlans(tx: Tx): Promise<unknown> {
   return tx`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`.execute()
 }
 
-/** The probe of an availability gate: `ask` resolves when the server answers `SELECT 1`. */
+/** A client of its own for short questions to one server (an availability gate's probe, a lag check). */
 export interface Probe {
+  /** Resolves when the server answers `SELECT 1`; a connection error is asked again at once, on a new client. */
   ask(): Promise<void>
-  /** The probe's client as it is now, for other short questions to the same server. */
-  readonly sql: Sql
+  /** One short question; after a connection error the next question goes to a new client. */
+  query<T>(question: (sql: Sql) => PromiseLike<T>): Promise<T>
   end(timeoutS: number): Promise<void>
 }
 
 /**
- * A connection of its own that asks the server whether it answers (`SELECT 1`), for an
- * availability gate. It stays open between questions: on a busy machine, opening a
- * connection (a new server process) can take longer than the gate waits for an answer, and
- * a probe that must first connect would call a slow server gone.
+ * A connection of its own for short questions to a server: whether it answers
+ * (`SELECT 1`, for an availability gate), where its WAL stands. It stays open between
+ * questions: on a busy machine, opening a connection (a new server process) can take longer
+ * than the gate waits for an answer, and a probe that must first connect would call a slow
+ * server gone.
  *
- * After a connection error the client is replaced by a new one, within the same question:
- * under Bun, a postgres.js client whose connection failed to connect a few times in a row
- * (an outage: every probe refused) went on timing out its connects for many seconds
- * after the server was back, while a new client connected at once, so the gate called the
- * database unavailable long after it answered again.
+ * After a connection error the client is replaced by a new one: under Bun, a postgres.js
+ * client whose connection failed to connect a few times in a row (an outage: every question
+ * refused) went on timing out its connects for many seconds after the server was back,
+ * while a new client connected at once, so the gate called the database unavailable long
+ * after it answered again.
  */
 export function probeConnection(url: string, applicationName: string): Probe {
   const open = () => connect({ url, max: 1, connectTimeoutS: 2, idleTimeoutS: null, statementTimeoutMs: 2000, applicationName })
   let sql = open()
-  const renew = () => {
-    const old = sql
-    sql = open()
-    void old.end({ timeout: 0 }).catch(() => {})
+  const query = async <T>(question: (sql: Sql) => PromiseLike<T>): Promise<T> => {
+    const asked = sql
+    try {
+      return await question(asked)
+    } catch (err) {
+      if (isDatabaseUnavailable(err) && sql === asked) {
+        sql = open()
+        void asked.end({ timeout: 0 }).catch(() => {})
+      }
+      throw err
+    }
   }
+  const selectOne = () => query((s) => s`SELECT 1`)
   return {
     async ask() {
       try {
-        await sql`SELECT 1`
+        await selectOne()
       } catch (err) {
         if (!isDatabaseUnavailable(err)) throw err
-        renew()
-        try {
-          await sql`SELECT 1`
-        } catch (again) {
-          if (isDatabaseUnavailable(again)) renew()
-          throw again
-        }
+        await selectOne()
       }
     },
-    get sql() {
-      return sql
-    },
+    query,
     end: (timeoutS) => sql.end({ timeout: timeoutS }),
   }
 }

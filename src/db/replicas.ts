@@ -96,7 +96,7 @@ class Replica {
   ) {
     this.pool = connect({ url, max: opts.poolMax, statementTimeoutMs: opts.statementTimeoutMs, applicationName: 'galactic-war-stats/read' })
     this.probe = probeConnection(url, 'galactic-war-stats/read-probe')
-    this.gate = new DatabaseGate(() => this.probe.ask(), replicaLog(log, name), opts.gate ?? GATE_DEFAULTS)
+    this.gate = new DatabaseGate(this.probe.ask, replicaLog(log, name), opts.gate ?? GATE_DEFAULTS)
     this.status = {
       name, inRotation: false, reason: 'not checked yet', lagMs: null, lagBytes: null, lastReplayAgeMs: null,
       receivedNotReplayedBytes: null, replayPaused: null, checkedAt: null, reads: 0, failedReads: 0,
@@ -107,8 +107,8 @@ class Replica {
   async caughtUp(lsn: number): Promise<boolean> {
     if (this.replay >= lsn) return true
     if (Date.now() - this.replayCheckedAt < REPLAY_RECHECK_MS) return false
-    this.replayAsk ??= this.probe.sql<{ replay: number | null }[]>`
-        SELECT pg_wal_lsn_diff(pg_last_wal_replay_lsn(), '0/0')::bigint AS replay`
+    this.replayAsk ??= this.probe
+      .query((sql) => sql<{ replay: number | null }[]>`SELECT pg_wal_lsn_diff(pg_last_wal_replay_lsn(), '0/0')::bigint AS replay`)
       .then(([row]) => {
         this.replay = Math.max(this.replay, row?.replay ?? -1)
       })
@@ -135,7 +135,7 @@ const nameOf = (url: string) => {
 export class ReadReplicas {
   private readonly replicas: Replica[]
   /** Primary connection for position samples and fences (never behind a pool full of reads). */
-  private readonly primaryProbe: Sql
+  private readonly primaryProbe: Probe
   /** Primary positions with the time they were sampled, oldest first. */
   private readonly samples: Array<{ atMs: number; lsn: number }> = []
   /** The newest fence: the primary's position after the last commit this process heard of; null = unknown (read the primary). */
@@ -154,7 +154,7 @@ export class ReadReplicas {
     private readonly log: Logger,
   ) {
     this.replicas = urls.map((u, i) => new Replica(urls.length > 1 ? `${nameOf(u)}#${i + 1}` : nameOf(u), u, opts, log))
-    this.primaryProbe = connect({ url: primaryUrl, max: 1, connectTimeoutS: 2, statementTimeoutMs: 2000, applicationName: 'galactic-war-stats/replica-monitor' })
+    this.primaryProbe = probeConnection(primaryUrl, 'galactic-war-stats/replica-monitor')
     // Reads see at least what was committed before the process started.
     this.fenceLsn = this.primaryPosition()
   }
@@ -204,7 +204,7 @@ export class ReadReplicas {
     if (this.timer) clearInterval(this.timer)
     for (const r of this.replicas) r.gate.stop()
     await Promise.all([
-      this.primaryProbe.end({ timeout: 1 }),
+      this.primaryProbe.end(1),
       ...this.replicas.flatMap((r) => [r.pool.end({ timeout: 2 }), r.probe.end(1)]),
     ])
   }
@@ -232,9 +232,11 @@ export class ReadReplicas {
    */
   private primaryPosition(kind: 'insert' | 'write' = 'insert'): Promise<number | null> {
     if (this.stopped) return Promise.resolve(null)
-    const query = kind === 'insert'
-      ? this.primaryProbe<{ lsn: number }[]>`SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint AS lsn`
-      : this.primaryProbe<{ lsn: number }[]>`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint AS lsn`
+    const query = this.primaryProbe.query((sql) =>
+      kind === 'insert'
+        ? sql<{ lsn: number }[]>`SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::bigint AS lsn`
+        : sql<{ lsn: number }[]>`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint AS lsn`,
+    )
     const asked = query.then(
       ([row]) => row?.lsn ?? null,
       () => null,
@@ -274,12 +276,12 @@ export class ReadReplicas {
     const timeoutMs = (this.opts.gate ?? GATE_DEFAULTS).probeTimeoutMs
     try {
       const rows = await within(
-        r.probe.sql<{ recovery: boolean; replay: number | null; receive: number | null; replay_age_ms: number | null; paused: boolean | null }[]>`
+        r.probe.query((sql) => sql<{ recovery: boolean; replay: number | null; receive: number | null; replay_age_ms: number | null; paused: boolean | null }[]>`
           SELECT pg_is_in_recovery() AS recovery,
                  pg_wal_lsn_diff(pg_last_wal_replay_lsn(), '0/0')::bigint AS replay,
                  pg_wal_lsn_diff(pg_last_wal_receive_lsn(), '0/0')::bigint AS receive,
                  (extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()) * 1000)::bigint AS replay_age_ms,
-                 CASE WHEN pg_is_in_recovery() THEN pg_is_wal_replay_paused() END AS paused`,
+                 CASE WHEN pg_is_in_recovery() THEN pg_is_wal_replay_paused() END AS paused`),
         timeoutMs,
         null,
       )

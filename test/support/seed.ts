@@ -178,9 +178,9 @@ export async function seedAll(sql: Sql, edition: Edition, now: Date): Promise<Se
 }
 
 /** The real March-2024 war info (261 planets, names from the shipped lookup) written as the war-info collector writes it, at `at`. */
-export async function seedRealWarInfo(sql: Sql, at: Date) {
+export async function seedRealWarInfo(sql: Sql, at: Date, warId = 801) {
   const info = parseWarInfo(loadSample('arrowhead/warinfo_801_2024-03-25_sector-hq.json')).data
   const status = parseWarStatus(loadSample('arrowhead/warstatus_801_2024-03-08_sector-hq.json')).data
-  const mapped = warInfo.map({ info: { data: info, fetchedAt: at }, status: { data: status, fetchedAt: at } } as never, { warId: 801, now: at })
-  await sql.begin((tx) => warInfo.write(tx, at, { id: 'seed', collector: 'war-info', warId: 801, capturedAt: at.toISOString(), rows: mapped.rows } as never))
+  const mapped = warInfo.map({ info: { data: info, fetchedAt: at }, status: { data: status, fetchedAt: at } } as never, { warId, now: at })
+  await sql.begin((tx) => warInfo.write(tx, at, { id: 'seed', collector: 'war-info', warId, capturedAt: at.toISOString(), rows: mapped.rows } as never))
 }

@@ -41,13 +41,22 @@ const PATHS = [
   '/planet/0/history', '/planet/1/history?hours=48', '/planet/2/history?hours=720', '/planet/2/history?hours=100000',
   '/planet/99/history', '/planet/0/history?hours=0', '/planet/0/history?warId=800',
   '/player-count', '/nope',
+  '/campaigns', '/campaigns?window=24', '/campaigns/1/history', '/campaigns/99999/history',
+  '/planets/liberation', '/planets/liberation?planetId=1&window=24', '/planets/liberation?planetId=99', '/planets/liberation?warId=800',
+  '/major-orders', '/major-orders?lang=all&limit=2', '/war/trends', '/war/trends?warId=800', '/war/trends?warId=999',
+  '/timeline', '/timeline?type=planet_lost,dispatch&limit=5&page=2', `/timeline?from=${day(-3)}&to=${day(0)}`, '/timeline?warId=999',
 ].map((p) => `/api/v1${p}`)
 
 /** Routes that do not depend on the clock, through each checkout's whole app (src/app.ts buildApp). */
 const APP_PATHS = ['/health/live', '/health/ready', '/api/v1/health/throttle', '/api/v1/war-stats', '/nope']
 /** Wall-clock fields of the feed answers (when the simulator was asked, and the data age derived from it), not compared. */
 const WALL_CLOCK = /"(lastSuccessAt|at|dataCapturedAt|dataAgeSeconds)":("[^"]*"|\d+)/g
-const unclocked = (body: string) => body.replace(WALL_CLOCK, '"$1":"(wall clock)"')
+/**
+ * Fields added by a documented change (CHANGELOG), left out of both sides: the timeline's
+ * `correction`, null on every event but `event_corrected`.
+ */
+const ADDED = /,"correction":null/g
+const unclocked = (body: string) => body.replace(WALL_CLOCK, '"$1":"(wall clock)"').replace(ADDED, '')
 
 interface Answer {
   status: number

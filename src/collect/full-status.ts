@@ -8,6 +8,7 @@ import * as planetEffects from '../storage/planet-effects.ts'
 import * as planetStatus from '../storage/planet-status.ts'
 import * as texts from '../storage/texts.ts'
 import { claimTicks, type Claim } from '../storage/ticks.ts'
+import { decideDefenses } from '../storage/timeline.ts'
 import * as warSummary from '../storage/war-summary.ts'
 import { COLLECTOR_FETCH, defineCollector, fetchAll, type WriteResult } from './collector.ts'
 import { fetchLanguages, textRows, type LanguagePayloads } from './languages.ts'
@@ -168,7 +169,7 @@ export const fullStatus = defineCollector({
   summary: 'Run one full archival tick: planet status, war summary, major orders with progress, dispatches.',
   changes: {
     planetStatus: 'planet-status', campaigns: 'planet-status', campaignHistory: 'planet-status', planetEvents: 'planet-status', planetAttacks: 'planet-status',
-    jointOperations: 'planet-status', planetEffects: 'planet-status', warSummary: 'war-summary', majorOrders: 'major-orders', majorOrderProgress: 'major-orders',
+    jointOperations: 'planet-status', planetEffects: 'planet-status', defenseOutcomes: 'planet-status', warSummary: 'war-summary', majorOrders: 'major-orders', majorOrderProgress: 'major-orders',
     dispatches: 'dispatches', majorOrderTexts: 'major-orders', dispatchTexts: 'dispatches',
   },
   async fetch(ctx): Promise<FullStatusPayload> {
@@ -211,7 +212,7 @@ interface Group {
 
 const NOTHING = {
   planetStatus: 0, campaigns: 0, campaignHistory: 0, planetEvents: 0, planetAttacks: 0, jointOperations: 0,
-  planetEffects: 0, warSummary: 0, majorOrders: 0, majorOrderProgress: 0, dispatches: 0,
+  planetEffects: 0, defenseOutcomes: 0, warSummary: 0, majorOrders: 0, majorOrderProgress: 0, dispatches: 0,
 }
 
 /**
@@ -225,7 +226,9 @@ const NOTHING = {
  *    statement, which leaves what the ticks one after the other would (storage/*
  *    insertTicks and the like). No table's writes read another's, so a group's
  *    statements go out together on the transaction's connection (postgres.js pipelines
- *    them).
+ *    them);
+ * 3. per war, the defenses the ticks decided or corrected (decideDefenses), counted on
+ *    the war's last tick written.
  * A failure fails them all and the transaction rolls back.
  */
 async function writeTicks(tx: Tx, ticks: readonly TickRows[]): Promise<WriteResult[]> {
@@ -247,12 +250,34 @@ async function writeTicks(tx: Tx, ticks: readonly TickRows[]): Promise<WriteResu
     const counts = await writeGroup(tx, group, group.ks.map((k) => ticks[k]!))
     group.ks.forEach((k, i) => (written[k] = counts[i]!))
   }
+  await Promise.all(
+    [...defendedWars(ticks, claims)].map(async ([warId, { since, last }]) => {
+      written[last] = { ...written[last]!, defenseOutcomes: await decideDefenses(tx, warId, since) }
+    }),
+  )
   const localized = await texting
   return ticks.map(({ rows }, k): WriteResult =>
     claims[k]!.claimed
       ? { written: { ...written[k]!, ...localized[k]! }, unchanged: { tick: 0, dispatches: rows.dispatches.length - written[k]!.dispatches } }
       : { written: { ...NOTHING, ...localized[k]! }, unchanged: { tick: 1 } },
   )
+}
+
+/**
+ * The wars whose claimed ticks stored planets, each with the stored tick before the
+ * earliest of them (null: none; what the defenses' decision looks back to) and the
+ * position of its last one.
+ */
+function defendedWars(ticks: readonly TickRows[], claims: readonly Claim[]): Map<number, { since: Date | null; last: number }> {
+  const wars = new Map<number, { since: Date | null; last: number }>()
+  ticks.forEach(({ warId, rows }, k) => {
+    const claim = claims[k]!
+    if (!claim.claimed || !rows.planets.length) return
+    const known = wars.get(warId)
+    const since = !known ? claim.before : known.since === null || claim.before === null ? null : claim.before < known.since ? claim.before : known.since
+    wars.set(warId, { since, last: k })
+  })
+  return wars
 }
 
 /**
@@ -303,7 +328,7 @@ async function writeGroup(tx: Tx, { warId, around }: Group, ticks: readonly Tick
     dispatches.insertNewOfTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, dispatches: rows.dispatches }))),
   ])
   return ticks.map(({ rows }, i) => ({
-    planetStatus: planets[i]!, campaigns: campaigns[i]!, ...fought[i]!, planetEffects: effects[i]!,
+    planetStatus: planets[i]!, campaigns: campaigns[i]!, ...fought[i]!, planetEffects: effects[i]!, defenseOutcomes: 0,
     // A summary row per tick that has one (no conflict clause: stored, or the statement failed).
     warSummary: rows.counters ? 1 : 0, ...orders[i]!, dispatches: news[i]!,
   }))

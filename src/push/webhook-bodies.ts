@@ -55,6 +55,15 @@ function headline(e: Record<string, unknown>): { title: string; colour: number; 
     case 'major_order_withdrawn': return { title: 'Major order withdrawn', colour: COLOURS.info, text: text(e.title) }
     case 'dispatch': return { title: 'Dispatch', colour: COLOURS.info, text: text(e.message) }
     case 'war_started': return { title: `War ${e.warID} started`, colour: COLOURS.info }
+    case 'event_corrected': {
+      const c = e.correction as { corrects: number | null; was: { type: string }; now: { type: string } } | null
+      const said = (type: string | undefined) => (type === 'defense_won' ? 'defended' : type === 'defense_lost' ? 'lost' : String(type))
+      return {
+        title: `Correction: ${planet} was ${said(c?.now.type)}`,
+        colour: c?.now.type === 'defense_won' ? COLOURS.win : COLOURS.loss,
+        text: `Earlier reported ${said(c?.was.type)}${c?.corrects != null ? ` (event ${c.corrects})` : ''}; the ticks stored since show it ${said(c?.now.type)}.`,
+      }
+    }
     case 'tick': return { title: 'War status stored', colour: COLOURS.info, text: `${e.planets} planets at war time ${e.warTime}.` }
     case 'player-count': return { title: 'Divers online', colour: COLOURS.info, text: `${Number(e.players).toLocaleString('en-US')} divers.` }
     default: return { title: String(e.type), colour: COLOURS.info }

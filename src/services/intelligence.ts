@@ -25,10 +25,17 @@ export function frozenSince(clock: WarClock): Date | null {
   return clock.lastSeenAt.getTime() - clock.at.getTime() >= FROZEN_AFTER_MS ? clock.at : null
 }
 
-/** A defense's figures from its event's ticks in the window (the latest tick is its state at the war's latest tick). */
-function defenseOf(e: EventWindow, o: { asOf: Date; frozen: boolean }) {
+/**
+ * A defense's figures from its event's ticks in the window (the latest tick is its state
+ * at the war's latest tick, `at`). Without a tick in the window (a long outage or freeze),
+ * from its row at `at`, as a planet's are from its latest row: its health and deadline,
+ * with nothing projected (samples 0).
+ */
+function defenseOf(e: EventWindow, o: { asOf: Date; frozen: boolean; at: Date }) {
   const points = e.ticks.map((t) => ({ t: t.t, pct: eventPctOf(t.health, t.maxHealth) }))
-  return project(points, { asOf: o.asOf, deadline: e.expiresAt, zeroIsLoss: false, frozen: o.frozen })!
+  if (points.length) return project(points, { asOf: o.asOf, deadline: e.expiresAt, zeroIsLoss: false, frozen: o.frozen })!
+  const latest = project([{ t: o.at, pct: eventPctOf(e.health, e.maxHealth) }], { asOf: o.asOf, deadline: e.expiresAt, zeroIsLoss: false, frozen: true })!
+  return { ...latest, samples: 0 }
 }
 
 /** The figures of a planet with no tick in the window: its latest row, at that row's time, and nothing projected. */
@@ -38,6 +45,13 @@ function stale(w: PlanetWindow, asOf: Date): Liberation | null {
   return { ...l, samples: 0 }
 }
 export const TREND_WINDOWS = { '1h': 1, '24h': 24, '7d': 168 } as const
+
+/**
+ * How far before a trend window's start its `from` row may lie: a quarter hour (three
+ * missed 5-minute ticks) or a tenth of the window, whichever is longer. Beyond it a gap
+ * spans the start, and the window's change would be measured over a longer time.
+ */
+export const trendTolerance = (windowMs: number) => Math.max(15 * 60_000, windowMs / 10)
 
 const UNKNOWN_PROJECTION = {
   ratePctPerHour: null,
@@ -98,9 +112,9 @@ export class IntelligenceService {
       const l = liberation(ticks, w.maxHealth, o) ?? stale(w, f.asOf)
       const event = eventOf.get(w.planetIndex)
       if (!l) return { ...planet, ...UNKNOWN, eventId: null }
-      if (!event || !event.ticks.length) return { ...planet, ...l, eventId: null }
+      if (!event) return { ...planet, ...l, eventId: null }
       // A defended planet: the bar is the event's, the players' planet itself does not move.
-      const d = defenseOf(event, o)
+      const d = defenseOf(event, { ...o, at: clock.at! })
       return { ...planet, ...l, libPct: d.progressPct, ...withoutProgress(d), regenPctPerHour: null, impactPctPerHour: null, eventId: event.eventId }
     })
     return { frozenSince, items }
@@ -133,8 +147,8 @@ export class IntelligenceService {
       // The campaign's own ticks: those since it first showed.
       const own = w ? w.ticks.filter((t) => t.t >= c.firstSeenAt) : []
       const planet = w ? liberation(own, w.maxHealth, o) ?? stale(w, f.asOf) : null
-      const p: Shown = event?.ticks.length
-        ? defenseOf({ ...event, ticks: event.ticks.filter((t) => t.t >= c.firstSeenAt) }, o)
+      const p: Shown = event
+        ? defenseOf({ ...event, ticks: event.ticks.filter((t) => t.t >= c.firstSeenAt) }, { ...o, at: clock.at! })
         : planet
           ? { ...withoutLiberation(planet), progressPct: planet.libPct }
           : { ...UNKNOWN_PROJECTION, progressPct: null }
@@ -188,16 +202,24 @@ export class IntelligenceService {
 
   private async trendWindow(warId: number, latest: WarSummaryRow | null, since: Date | null, diverNow: { at: Date; v: number } | null, hours: number) {
     const span = hours * HOUR_MS
+    const tolerance = trendTolerance(span)
     const start = latest ? new Date(latest.timestamp.getTime() - span) : null
-    const [older, diverThen] = await Promise.all([
+    const diverStart = diverNow ? new Date(diverNow.at.getTime() - span) : null
+    const [found, diverFound] = await Promise.all([
       start ? this.store.warSummary.tickAtOrBefore(warId, start) : null,
-      diverNow ? this.store.playerCounts.valueAtOrBefore('api', new Date(diverNow.at.getTime() - span), warId) : null,
+      diverStart ? this.store.playerCounts.valueAtOrBefore('api', diverStart, warId) : null,
     ])
+    // A row further before the start than the tolerance: a gap spans the start, and the
+    // window is covered only from the first tick after it, as a young history is.
+    const older = found && start!.getTime() - found.timestamp.getTime() <= tolerance ? found : null
+    const diverThen = diverFound && diverStart!.getTime() - diverFound.at.getTime() <= tolerance ? diverFound : null
+    const gap = found !== null && older === null
+    const coveredFrom = gap ? await this.store.warSummary.firstTickAfter(warId, start!) : since
     return {
       from: older?.timestamp ?? null,
       to: older ? latest!.timestamp : null,
       // The share of [latest - window, latest] the stored summary ticks span (0 without any).
-      coverage: start ? coverageOf(since, start, latest!.timestamp) : 0,
+      coverage: start ? coverageOf(coveredFrom, start, latest!.timestamp, gap) : 0,
       deltas: older && latest ? deltas(older, latest) : null,
       divers: diverNow && diverThen
         ? { from: diverThen.at, to: diverNow.at, fromValue: diverThen.v, toValue: diverNow.v, change: diverNow.v - diverThen.v }

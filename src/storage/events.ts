@@ -38,7 +38,7 @@ export interface WriteFacts {
 }
 
 /** The datasets whose writes can make timeline events true. */
-const TIMELINE_COUNTS = ['planetStatus', 'campaigns', 'planetEvents', 'majorOrders', 'majorOrderProgress', 'dispatches', 'wars']
+const TIMELINE_COUNTS = ['planetStatus', 'campaigns', 'planetEvents', 'defenseOutcomes', 'majorOrders', 'majorOrderProgress', 'dispatches', 'wars']
 
 /**
  * Inside a write transaction, last: append the events this write made true and queue
@@ -98,11 +98,13 @@ const appendAndQueue = (tx: Tx, rows: Fragment) => tx<{ id: number }[]>`
 
 /**
  * What an event is about, unique per type and war: a planet's owner change by planet and
- * time; a defense by its planet event; a campaign, an order, a dispatch by their ids.
+ * time; a defense by its planet event, and each correction of its outcome by its number;
+ * a campaign, an order, a dispatch by their ids.
  */
 const eventKey = (sql: Queryable) => sql`
-  CASE WHEN e."eventId" IS NOT NULL THEN e."eventId"::text
-       WHEN e."campaignId" IS NOT NULL THEN e."campaignId"::text
+  CASE WHEN e.type = 'event_corrected' THEN e."eventId"::text || '#' || (e.correction->>'seq')
+       WHEN e.type LIKE 'campaign%' THEN e."campaignId"::text
+       WHEN e."eventId" IS NOT NULL THEN e."eventId"::text
        WHEN e."orderId32" IS NOT NULL THEN e."orderId32"::text
        WHEN e."dispatchId" IS NOT NULL THEN e."dispatchId"::text
        WHEN e."planetIndex" IS NOT NULL THEN e."planetIndex"::text || '@' || (extract(epoch FROM e.at) * 1000)::bigint::text

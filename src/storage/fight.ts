@@ -270,7 +270,7 @@ async function campaignHistory(sql: Sql, f: { warId: number; campaignId: number;
     : await sql<CampaignTick[]>`
         SELECT * FROM (
           SELECT s.captured_at AS t, s.owner, s.health, p.max_health AS "maxHealth", s.players
-          FROM planet_status_snapshots s JOIN planets p ON p.war_id = s.war_id AND p.planet_index = s.planet_index
+          FROM planet_status_snapshots s JOIN planets_of_war(${f.warId}) p ON p.planet_index = s.planet_index
           WHERE s.war_id = ${f.warId} AND s.planet_index = ${span.planetIndex} AND s.captured_at BETWEEN ${span.firstSeenAt} AND ${span.lastSeenAt}
           ORDER BY s.captured_at DESC LIMIT ${f.limit}) x ORDER BY t`
   return { ...span, ticks: [...ticks] }

@@ -199,7 +199,7 @@ async function statesIn(sql: Tx, f: { warId: number; asOf: Date; limit: number; 
                'done', t.done, 'fraction', CASE WHEN t.target > 0 AND t.v IS NOT NULL THEN least(t.v / t.target, 1)::float8 END,
                'values', coalesce(t.task -> 'values', '[]'), 'valueTypes', coalesce(t.task -> 'valueTypes', '[]'),
                'planetName', CASE WHEN t.location_type = 1 THEN (
-                 SELECT name FROM planets WHERE war_id = o.war_id AND planet_index = t.location_index::bigint) END,
+                 SELECT name FROM planets_of_war(o.war_id) WHERE planet_index = t.location_index::bigint) END,
                'ratePerHour', r.by_index -> t.i::text -> 0, 'rateSamples', coalesce((r.by_index -> t.i::text ->> 1)::int, 0)) ORDER BY t.i), '[]') AS tasks
       FROM (
         SELECT i, tv.task, tv.v, vals.target, vals.location_type, vals.location_index,

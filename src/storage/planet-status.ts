@@ -47,7 +47,7 @@ async function planetOf(sql: Sql, warId: number, planetIndex: number): Promise<{
     SELECT max_health AS "maxHealth",
            (SELECT captured_at FROM planet_status_snapshots
             WHERE war_id = ${warId} AND planet_index = ${planetIndex} ORDER BY captured_at ASC LIMIT 1) AS since
-    FROM planets WHERE war_id = ${warId} AND planet_index = ${planetIndex}`
+    FROM planets_of_war(${warId}) WHERE planet_index = ${planetIndex} AND max_health IS NOT NULL`
   return row ?? null
 }
 
@@ -102,14 +102,14 @@ async function windows(sql: Sql, f: { warId: number; planetIndexes?: readonly nu
   const rows = await sql<(Omit<PlanetWindow, 'ticks' | 'latest'> & { ts: Date[] | null; owners: number[]; healths: number[]; regens: number[]; players: number[] })[]>`
     SELECT p.planet_index AS "planetIndex", p.name AS "planetName", p.sector_name AS "sectorName", p.max_health AS "maxHealth",
            w.ts, w.owners, w.healths, w.regens, w.players
-    FROM planets p
+    FROM planets_of_war(${f.warId}) p
     CROSS JOIN LATERAL (
       SELECT array_agg(s.captured_at ORDER BY s.captured_at) AS ts, array_agg(s.owner ORDER BY s.captured_at) AS owners,
              array_agg(s.health ORDER BY s.captured_at) AS healths, array_agg(s.regen_per_second ORDER BY s.captured_at) AS regens,
              array_agg(s.players ORDER BY s.captured_at) AS players
       FROM planet_status_snapshots s
       WHERE s.war_id = p.war_id AND s.planet_index = p.planet_index AND s.captured_at > ${f.from} AND s.captured_at <= ${f.to}) w
-    WHERE p.war_id = ${f.warId} AND ${f.planetIndexes === undefined
+    WHERE p.max_health IS NOT NULL AND ${f.planetIndexes === undefined
       ? sql`p.planet_index IN (SELECT planet_index FROM campaigns WHERE war_id = ${f.warId})`
       : sql`p.planet_index = ANY(${[...f.planetIndexes]}::int[])`}
     ORDER BY p.planet_index`

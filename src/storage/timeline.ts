@@ -1,13 +1,14 @@
 /**
  * The event timeline (chart markers): owner changes between status ticks
- * (planet_owner_changes, kept by the full-status writes), defenses started, won or lost and
+ * (planet_owner_changes, kept by the full-status writes), defenses started (their spans),
+ * won or lost (the outcome decided once, and its corrections: defense_outcomes, sql/0019),
  * campaigns started or ended (the spans the full-status writes keep, storage/fight.ts),
  * major orders issued, completed, failed or withdrawn (major_orders, same rules as their
  * derived state), dispatches and the start of a war. Read as one UNION ALL, newest first. With `lang`, order titles and
  * dispatch messages are the texts of that language (or of every one), as on their own routes.
  */
 import { t, type Static } from 'elysia'
-import type { Fragment, Queryable, Sql } from '../db/connect.ts'
+import type { Fragment, Queryable, Sql, Tx } from '../db/connect.ts'
 import { Nullable, Timestamp } from './model.ts'
 import { pageWithTotal, withinRange, type Slice, type PageOf, type TimeRange } from './query.ts'
 import { localizedColumn, LocalizedText, type Lang } from './texts.ts'
@@ -16,16 +17,31 @@ export const EVENT_TYPES = [
   'planet_liberated', 'planet_lost', 'planet_owner_changed',
   'defense_started', 'defense_won', 'defense_lost', 'campaign_started', 'campaign_ended',
   'major_order_issued', 'major_order_completed', 'major_order_failed', 'major_order_withdrawn',
-  'dispatch', 'war_started',
+  'dispatch', 'war_started', 'event_corrected',
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
+
+/** An outcome as said: its type and when it happened. */
+const SaidOutcome = (description: string) =>
+  t.Object({ type: t.String({ description: 'defense_won or defense_lost' }), at: t.String({ format: 'date-time', description: 'When it ended' }) }, { description })
+
+/** What an `event_corrected` event corrects. */
+export const Correction = t.Object(
+  {
+    corrects: Nullable(t.Integer(), 'The id of the pushed event (the event stream\'s id) that said the outcome corrected; null when it was never pushed (imported history)'),
+    seq: t.Integer({ description: "The correction's number for its defense (1: the first)" }),
+    was: SaidOutcome('The outcome said before'),
+    now: SaidOutcome('The outcome the stored ticks now give'),
+  },
+  { description: 'A correction of a defense\'s outcome' },
+)
 
 export const TimelineEvent = t.Object(
   {
     at: Timestamp('When it happened (for owner changes: the first tick with the new owner)'),
     type: t.UnionEnum(EVENT_TYPES, {
       description:
-        'planet_liberated: to the players; planet_lost: from the players; planet_owner_changed: between enemies; defense_*: a planet event (rules in docs/api.md "War intelligence"); campaign_*: a campaign first and no longer listed',
+        'planet_liberated: to the players; planet_lost: from the players; planet_owner_changed: between enemies; defense_*: a planet event (rules in docs/api.md "War intelligence"); campaign_*: a campaign first and no longer listed; event_corrected: a defense\'s outcome said before, corrected by data written since (at: when it was corrected)',
     }),
     warID: t.Integer({ description: 'War id' }),
     planetIndex: Nullable(t.Integer(), 'Planet events: the planet'),
@@ -36,9 +52,10 @@ export const TimelineEvent = t.Object(
     title: LocalizedText('Major-order events: its title'),
     dispatchId: Nullable(t.Integer(), 'Dispatch events: the dispatch id'),
     message: LocalizedText('Dispatch events: the message'),
-    eventId: Nullable(t.Integer(), 'Defense events: the planet event'),
+    eventId: Nullable(t.Integer(), "Defense events, corrections, and a defense's campaign events: the planet event"),
     campaignId: Nullable(t.Integer(), 'Defense and campaign events: the campaign'),
     race: Nullable(t.Integer(), 'Defense events: the attacking faction'),
+    correction: t.Union([Correction, t.Null()], { description: 'event_corrected: what it corrects; null on other events' }),
   },
   { description: 'Timeline event' },
 )
@@ -57,8 +74,8 @@ function events(sql: Sql, f: { warId: number; types: readonly EventType[]; range
   return pageWithTotal(sql<TimelineEvent[]>`${rows}`, sql<{ n: number }[]>`SELECT count(*)::int AS n FROM (${all}) e ${where}`)
 }
 
-/** The timeline's order: newest first, ties in a fixed order. */
-const TIMELINE_ORDER = (sql: Sql) => sql`e.at DESC, e.type, coalesce(e."planetIndex", e."orderId32", e."dispatchId"), e."eventId", e."campaignId"`
+/** The timeline's order: newest first (a correction before what it corrects at the same time), ties in a fixed order. */
+const TIMELINE_ORDER = (sql: Sql) => sql`e.at DESC, e.type = 'event_corrected' DESC, e.type, coalesce(e."planetIndex", e."orderId32", e."dispatchId"), e."eventId", e."campaignId"`
 
 /** A timeline row `e` with its order title and dispatch message in `lang` (as on their own routes). */
 export const localizedTimelineColumns = (sql: Sql, lang: Lang) => sql`
@@ -66,13 +83,14 @@ export const localizedTimelineColumns = (sql: Sql, lang: Lang) => sql`
   CASE WHEN e."orderId32" IS NOT NULL THEN ${localizedColumn(sql, lang, 'major_order_texts', sql`t.order_id32 = e."orderId32"`, 'title')} END AS title,
   e."dispatchId",
   CASE WHEN e."dispatchId" IS NOT NULL THEN ${localizedColumn(sql, lang, 'dispatch_texts', sql`t.war_id = e."warID" AND t.dispatch_id = e."dispatchId"`, 'message')} END AS message,
-  e."eventId", e."campaignId", e.race`
+  e."eventId", e."campaignId", e.race, e.correction`
 
 /**
  * Every timeline event of a war as rows of TimelineEvent (unordered); order states as of
  * `asOf`. With `recentFrom` (the event log's appends, storage/events.ts), defenses and
- * campaigns last seen more than two days before it are left out before their ends are
- * worked out: their events are older than it, but for a gap of days between two ticks.
+ * campaigns last seen more than two days before it, and corrections made before it, are
+ * left out before their bodies are built: their events are older than it, but for a gap
+ * of days between two ticks.
  */
 export function timelineRows(sql: Queryable, warId: number, asOf: Date, recentFrom?: Date) {
   const f = { warId, asOf }
@@ -83,36 +101,53 @@ export function timelineRows(sql: Queryable, warId: number, asOf: Date, recentFr
   const noDispatch = sql`NULL::bigint AS "dispatchId", NULL::text AS message`
   const noFight = sql`NULL::bigint AS "eventId", NULL::bigint AS "campaignId", NULL::int AS race`
   const noOwners = sql`NULL::int AS "fromOwner", NULL::int AS "toOwner"`
+  const noCorrection = sql`NULL::jsonb AS correction`
+  // Planet names: the war's own, or the shipped catalog's for a war stored without war info.
+  const known = sql`planets_of_war(${f.warId})`
   const orders = (type: EventType, at: ReturnType<Sql>, where: ReturnType<Sql>) => sql`
-    SELECT ${at} AS at, ${type}::text AS type, o.war_id AS "warID", ${none}, o.order_id32 AS "orderId32", o.title, ${noDispatch}, ${noFight}
+    SELECT ${at} AS at, ${type}::text AS type, o.war_id AS "warID", ${none}, o.order_id32 AS "orderId32", o.title, ${noDispatch}, ${noFight}, ${noCorrection}
     FROM major_orders o CROSS JOIN LATERAL (SELECT o.last_seen_at + make_interval(secs => o.expires_in_last_seen) AS expires_at) x
     WHERE o.war_id = ${f.warId} AND ${where}`
+  // A campaign's events name its defense's event, when one belongs to it.
+  const campaignEvent = sql`LEFT JOIN LATERAL (
+      SELECT d.event_id FROM planet_event_spans d WHERE d.war_id = c.war_id AND d.campaign_id = c.campaign_id
+      ORDER BY d.first_seen_at DESC LIMIT 1) d ON true`
   const all = sql`
     SELECT c.captured_at AS at,
            CASE WHEN c.to_owner = 1 THEN 'planet_liberated' WHEN c.from_owner = 1 THEN 'planet_lost' ELSE 'planet_owner_changed' END AS type,
            c.war_id AS "warID", c.planet_index AS "planetIndex", p.name AS "planetName", c.from_owner::int AS "fromOwner", c.to_owner::int AS "toOwner",
-           ${noOrder}, ${noDispatch}, ${noFight}
-    FROM planet_owner_changes c LEFT JOIN planets p ON p.war_id = c.war_id AND p.planet_index = c.planet_index
+           ${noOrder}, ${noDispatch}, ${noFight}, ${noCorrection}
+    FROM planet_owner_changes c LEFT JOIN ${known} p ON p.planet_index = c.planet_index
     WHERE c.war_id = ${f.warId}
     UNION ALL
-    SELECT e.first_seen_at, 'defense_started', e.war_id, e.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, e.event_id, e.campaign_id, e.race
-    FROM planet_event_spans e LEFT JOIN planets p ON p.war_id = e.war_id AND p.planet_index = e.planet_index
+    SELECT e.first_seen_at, 'defense_started', e.war_id, e.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, e.event_id, e.campaign_id, e.race, ${noCorrection}
+    FROM planet_event_spans e LEFT JOIN ${known} p ON p.planet_index = e.planet_index
     WHERE e.war_id = ${f.warId} ${recentSpan('e')}
     UNION ALL
-    SELECT x.at, x.type, e.war_id, e.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, e.event_id, e.campaign_id, e.race
-    FROM planet_event_spans e
-    ${defenseEnd(sql)}
-    LEFT JOIN planets p ON p.war_id = e.war_id AND p.planet_index = e.planet_index
-    WHERE e.war_id = ${f.warId} AND x.at IS NOT NULL ${recentSpan('e')}
+    SELECT o.ended_at, o.outcome, e.war_id, e.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, e.event_id, e.campaign_id, e.race, ${noCorrection}
+    FROM defense_outcomes o
+    JOIN planet_event_spans e ON e.war_id = o.war_id AND e.event_id = o.event_id
+    LEFT JOIN ${known} p ON p.planet_index = e.planet_index
+    WHERE o.war_id = ${f.warId} AND o.seq = 0 ${recentSpan('e')}
     UNION ALL
-    SELECT c.first_seen_at, 'campaign_started', c.war_id, c.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, NULL, c.campaign_id, NULL
-    FROM campaign_spans c LEFT JOIN planets p ON p.war_id = c.war_id AND p.planet_index = c.planet_index
+    SELECT o.decided_at, 'event_corrected', e.war_id, e.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, e.event_id, e.campaign_id, e.race,
+           jsonb_build_object('corrects', o.corrects, 'seq', o.seq,
+                              'was', jsonb_build_object('type', o.was_outcome, 'at', ${isoOf(sql, sql`o.was_ended_at`)}),
+                              'now', jsonb_build_object('type', o.outcome, 'at', ${isoOf(sql, sql`o.ended_at`)}))
+    FROM defense_outcomes o
+    JOIN planet_event_spans e ON e.war_id = o.war_id AND e.event_id = o.event_id
+    LEFT JOIN ${known} p ON p.planet_index = e.planet_index
+    WHERE o.war_id = ${f.warId} AND o.seq > 0 ${recentFrom ? sql`AND o.decided_at > ${recentFrom}` : sql``}
+    UNION ALL
+    SELECT c.first_seen_at, 'campaign_started', c.war_id, c.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, d.event_id, c.campaign_id, NULL, ${noCorrection}
+    FROM campaign_spans c ${campaignEvent} LEFT JOIN ${known} p ON p.planet_index = c.planet_index
     WHERE c.war_id = ${f.warId} ${recentSpan('c')}
     UNION ALL
-    SELECT nx.t, 'campaign_ended', c.war_id, c.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, NULL, c.campaign_id, NULL
+    SELECT nx.t, 'campaign_ended', c.war_id, c.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, d.event_id, c.campaign_id, NULL, ${noCorrection}
     FROM campaign_spans c
     CROSS JOIN LATERAL (${nextTick(sql, sql`c.war_id`, sql`c.last_seen_at`)}) nx
-    LEFT JOIN planets p ON p.war_id = c.war_id AND p.planet_index = c.planet_index
+    ${campaignEvent}
+    LEFT JOIN ${known} p ON p.planet_index = c.planet_index
     WHERE c.war_id = ${f.warId} ${recentSpan('c')}
     UNION ALL ${orders('major_order_issued', sql`o.first_seen_at`, sql`true`)}
     UNION ALL ${orders('major_order_completed', sql`o.completed_at`, sql`o.completed_at IS NOT NULL`)}
@@ -120,13 +155,16 @@ export function timelineRows(sql: Queryable, warId: number, asOf: Date, recentFr
     UNION ALL ${orders('major_order_withdrawn', sql`o.last_seen_at`, sql`o.completed_at IS NULL AND x.expires_at > ${f.asOf}
       AND o.last_seen_at < (SELECT max(captured_at) FROM full_status_ticks WHERE war_id = ${f.warId})`)}
     UNION ALL
-    SELECT d.published_at, 'dispatch', d.war_id, ${none}, ${noOrder}, d.dispatch_id, d.message, ${noFight}
+    SELECT d.published_at, 'dispatch', d.war_id, ${none}, ${noOrder}, d.dispatch_id, d.message, ${noFight}, ${noCorrection}
     FROM dispatches d WHERE d.war_id = ${f.warId}
     UNION ALL
-    SELECT coalesce(w.start_date, w.first_seen_at), 'war_started', w.war_id, ${none}, ${noOrder}, ${noDispatch}, ${noFight}
+    SELECT coalesce(w.start_date, w.first_seen_at), 'war_started', w.war_id, ${none}, ${noOrder}, ${noDispatch}, ${noFight}, ${noCorrection}
     FROM wars w WHERE w.war_id = ${f.warId}`
   return all
 }
+
+/** A time as the API writes it (ISO 8601, UTC, milliseconds), for times inside JSON built in SQL. */
+const isoOf = (sql: Queryable, at: Fragment) => sql`to_char(${at} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 
 /** The war's first full-status tick (with planets) after `after`: its time `t` and war time. */
 const nextTick = (sql: Queryable, warId: Fragment, after: Fragment) => sql`
@@ -135,25 +173,15 @@ const nextTick = (sql: Queryable, warId: Fragment, after: Fragment) => sql`
   ORDER BY f.captured_at LIMIT 1`
 
 /**
- * How and when a defense ended (`x.at` null while it runs), first rule that applies:
- * 1. its health reached 0 (the attack is beaten): won, at the first tick that showed it;
- * 2. a tick at or past its expiry (war time) with health left: lost, at the first such
- *    tick, whether the event is still listed then or gone;
- * 3. gone from the feed before its expiry: won if the players still hold the planet at
- *    the first tick without it, lost if they do not.
+ * After a write of a war's full-status ticks, in its transaction: the defenses the rules
+ * now end are decided (once), and an outcome the rules now give otherwise is corrected
+ * (sql/0019 defense_decide). `since`: the stored tick before the earliest one written
+ * (null: none); only events seen from it on can have changed.
  */
-const defenseEnd = (sql: Queryable) => sql`
-    LEFT JOIN LATERAL (
-      SELECT f.captured_at AS t FROM full_status_ticks f
-      WHERE f.war_id = e.war_id AND f.upstream_war_time >= e.expire_war_time AND f.captured_at > e.first_seen_at AND f.planets_written > 0
-      ORDER BY f.upstream_war_time LIMIT 1) xp ON true
-    LEFT JOIN LATERAL (${nextTick(sql, sql`e.war_id`, sql`e.last_seen_at`)}) nx ON true
-    LEFT JOIN LATERAL (
-      SELECT s.owner FROM planet_status_snapshots s WHERE s.war_id = e.war_id AND s.planet_index = e.planet_index AND s.captured_at = nx.t) o ON true
-    CROSS JOIN LATERAL (
-      SELECT CASE WHEN e.zero_at IS NOT NULL THEN e.zero_at WHEN xp.t IS NOT NULL THEN xp.t ELSE nx.t END AS at,
-             CASE WHEN e.zero_at IS NOT NULL THEN 'defense_won' WHEN xp.t IS NOT NULL THEN 'defense_lost'
-                  WHEN o.owner IS NOT NULL AND o.owner <> 1 THEN 'defense_lost' ELSE 'defense_won' END AS type) x`
+export async function decideDefenses(tx: Tx, warId: number, since: Date | null): Promise<number> {
+  const [row] = await tx<{ n: number }[]>`SELECT defense_decide(${warId}, ${since}::timestamptz) AS n`
+  return row?.n ?? 0
+}
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
 export const reads = { events }

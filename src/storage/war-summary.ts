@@ -90,6 +90,13 @@ async function tickAtOrBefore(sql: Sql, warId: number, at: Date): Promise<WarSum
   return row ?? null
 }
 
+/** The capture time of the war's first tick after `at`; null: none. */
+async function firstTickAfter(sql: Sql, warId: number, at: Date): Promise<Date | null> {
+  const [row] = await sql<{ t: Date }[]>`
+    SELECT captured_at AS t FROM war_summary_snapshots WHERE war_id = ${warId} AND captured_at > ${at} ORDER BY captured_at LIMIT 1`
+  return row?.t ?? null
+}
+
 /**
  * The war's latest tick, and the capture time of its oldest (how far back its history
  * goes); both null when it has none. One statement, each end read from the index.
@@ -121,4 +128,4 @@ export async function insertTicks(tx: Tx, warId: number, ticks: readonly { at: D
 }
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */
-export const reads = { history, historyEdges, tickAtOrBefore, latestTick }
+export const reads = { history, historyEdges, tickAtOrBefore, firstTickAfter, latestTick }

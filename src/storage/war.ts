@@ -35,7 +35,10 @@ export const WarState = t.Object(
   {
     war: WarRecord,
     planets: t.Array(PlanetWarInfoRow, { description: 'Planet war info rows, ordered by indexID' }),
-    dataCapturedAt: Nullable(Timestamp(), 'Latest refresh of the planet rows (the newest updatedAt); null without planets'),
+    dataCapturedAt: Nullable(
+      Timestamp(),
+      "When the planet figures were current upstream: the newest row's refresh (updatedAt), or, when the full-status ticks stored reach its status war time (figures of a replayed or archived status), that war time on the wall clock of those ticks; null without planets",
+    ),
     dataAgeSeconds: Nullable(t.Integer(), 'Seconds since dataCapturedAt when this body was made (the body is cached up to 30 s: add the Age of a cached copy)'),
   },
   { description: 'War state' },
@@ -76,7 +79,7 @@ async function warState(sql: Sql, f: { warId?: number; planetIndex?: number }): 
     ORDER BY war_id DESC
     LIMIT 1`
   if (!war) return null
-  const planets = await sql<Static<typeof PlanetWarInfoRow>[]>`
+  const planets = await sql<(Static<typeof PlanetWarInfoRow> & { warTime: number | null })[]>`
     SELECT ${selectRow(sql, PlanetWarInfoRow, {
       indexID: sql`i.planet_index`,
       warID: sql`i.war_id`,
@@ -84,14 +87,34 @@ async function warState(sql: Sql, f: { warId?: number; planetIndex?: number }): 
       planetName: sql`p.name`,
       sectorName: sql`p.sector_name`,
       updatedAt: sql`i.updated_at`,
-    })}
+    })}, i.upstream_war_time AS "warTime"
     FROM planet_war_info i
     JOIN planets p ON p.war_id = i.war_id AND p.planet_index = i.planet_index
     WHERE i.war_id = ${war.warID}
     ${f.planetIndex === undefined ? sql`` : sql`AND i.planet_index = ${f.planetIndex}`}
     ORDER BY i.planet_index`
-  const dataCapturedAt = planets.reduce<Date | null>((max, p) => (max === null || p.updatedAt > max ? p.updatedAt : max), null)
-  return { war, planets: [...planets], dataCapturedAt }
+  const newest = planets.reduce<(typeof planets)[number] | null>((max, p) => (max === null || p.updatedAt > max.updatedAt ? p : max), null)
+  const dataCapturedAt = newest && (await figuresAt(sql, war.warID, newest.updatedAt, newest.warTime))
+  return { war, planets: planets.map(({ warTime: _, ...row }) => row), dataCapturedAt }
+}
+
+/**
+ * When figures fetched at `fetchedAt` from a status of war time `warTime` were current
+ * upstream. A live status is current when fetched. A status no newer than the full-status
+ * ticks stored (a replay, an archive) is placed by them: the latest at or before its war
+ * time, plus the war seconds between (war time runs as wall time), or when that tick's war
+ * time was last seen; never later than the fetch.
+ */
+async function figuresAt(sql: Sql, warId: number, fetchedAt: Date, warTime: number | null): Promise<Date> {
+  if (warTime === null) return fetchedAt
+  const [row] = await sql<{ at: Date | null }[]>`
+    SELECT CASE WHEN t.upstream_war_time = ${warTime} THEN greatest(t.captured_at, t.last_seen_at)
+                ELSE t.captured_at + make_interval(secs => ${warTime} - t.upstream_war_time) END AS at
+    FROM (SELECT captured_at, upstream_war_time, last_seen_at FROM full_status_ticks
+          WHERE war_id = ${warId} AND upstream_war_time <= ${warTime} AND planets_written > 0
+          ORDER BY upstream_war_time DESC LIMIT 1) t
+    WHERE EXISTS (SELECT 1 FROM full_status_ticks WHERE war_id = ${warId} AND upstream_war_time >= ${warTime} AND planets_written > 0)`
+  return row?.at && row.at < fetchedAt ? row.at : fetchedAt
 }
 
 /** The planet lookup table of every stored war, by war then index, with each planet's regions. */

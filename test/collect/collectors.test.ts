@@ -101,6 +101,8 @@ describeOnEachDatabase('collectors', (target) => {
       jointOperations: status.jointOperations!.length,
       // The planets' active effects (test/collect/planet-effects.test.ts checks the rows).
       planetEffects: new Set(status.planetActiveEffects!.map((e) => `${e.index}:${e.galacticEffectId}`)).size,
+      // No defense ends at the first tick.
+      defenseOutcomes: 0,
       warSummary: 1,
       majorOrders: orders.length,
       majorOrderProgress: orders.length,

@@ -319,7 +319,7 @@ const ROUTES: Record<string, Route> = {
   timeline: {
     template: '/timeline', match: /^\/api\/v1\/timeline$/, cache: 'no-store', maxLimit: 1000,
     keys: ['warId', 'warID', 'from', 'to', 'type', 'lang', 'page', 'limit'],
-    shape: pagedShape(['at', 'type', 'warID', 'planetIndex', 'planetName', 'fromOwner', 'toOwner', 'orderId32', 'title', 'dispatchId', 'message', 'eventId', 'campaignId', 'race'], 1000, (r) => {
+    shape: pagedShape(['at', 'type', 'warID', 'planetIndex', 'planetName', 'fromOwner', 'toOwner', 'orderId32', 'title', 'dispatchId', 'message', 'eventId', 'campaignId', 'race', 'correction'], 1000, (r) => {
       expect(isIso(r.at)).toBe(true)
       expect(EVENT_TYPES).toContain(r.type)
     }),

@@ -11,6 +11,7 @@ import * as planetStatus from '../../src/storage/planet-status.ts'
 import * as playerCounts from '../../src/storage/player-counts.ts'
 import { claimFullStatus } from '../../src/storage/ticks.ts'
 import * as warSummary from '../../src/storage/war-summary.ts'
+import { trendTolerance } from '../../src/services/intelligence.ts'
 import type { TestDatabase } from '../support/db.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
 import { seedWarsAndLookups } from '../support/seed.ts'
@@ -211,6 +212,34 @@ describeOnEachDatabase('war intelligence routes', (target) => {
       }
     } finally {
       await h.db.sql`DELETE FROM war_summary_snapshots WHERE war_id = 800`
+    }
+  })
+
+  test('/war/trends across a gap: a window whose start falls in it says so (coverage below 1, no deltas, no diver change), as a young history does', async () => {
+    // War 800: two ticks ten days back, then every 5 minutes over the last 20 hours.
+    const times = [LAST - 10 * 24 * HOUR - HOUR, LAST - 10 * 24 * HOUR, ...Array.from({ length: (20 * HOUR) / STEP + 1 }, (_, i) => LAST - 20 * HOUR + i * STEP)]
+    const counters = (k: number) => warSummary.countersOf(Object.fromEntries(warSummary.COUNTER_KEYS.map((key) => [key, k])))
+    try {
+      await h.db.sql.begin(async (tx) => {
+        for (const [k, t] of times.entries()) {
+          await warSummary.insert(tx, new Date(t), 800, 9_000 + k, counters(k))
+          // Off the war 801 ticks' times (the counts are keyed by time, not war).
+          await playerCounts.insertUpstream(tx, new Date(t + 30_000), 800, 9_000 + k, 50_000 + k)
+        }
+      })
+      const res = await h.get('/war/trends?warId=800')
+      // The hour is whole: deltas and diver change from the tick an hour before.
+      const hour = res.body.windows['1h']
+      expect([hour.coverage, hour.from, hour.deltas.bugKills, hour.divers?.change]).toEqual([1, new Date(LAST - HOUR).toISOString(), 12, 12])
+      // The day and the week start in the gap: their `from` rows are ten days back, beyond
+      // the tolerance (2.4 h, 16.8 h); the stored ticks cover 20 hours of each.
+      for (const [name, hours] of [['24h', 24], ['7d', 168]] as const) {
+        expect(trendTolerance(hours * HOUR)).toBeLessThan(3 * 24 * HOUR)
+        expect(res.body.windows[name]).toEqual({ from: null, to: null, coverage: Math.floor((20 / hours) * 10_000) / 10_000, deltas: null, divers: null })
+      }
+    } finally {
+      await h.db.sql`DELETE FROM war_summary_snapshots WHERE war_id = 800`
+      await h.db.sql`DELETE FROM player_count_snapshots WHERE war_id = 800`
     }
   })
 

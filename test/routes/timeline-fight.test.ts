@@ -7,12 +7,10 @@
  * shapes the events; the planets are the real war info's.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { fightOf } from '../../src/collect/full-status.ts'
+import { fullStatus } from '../../src/collect/full-status.ts'
 import type { Sql } from '../../src/db/connect.ts'
 import { parseWarStatus, type WarStatus } from '../../src/feeds/upstream.ts'
-import * as fight from '../../src/storage/fight.ts'
-import * as planetStatus from '../../src/storage/planet-status.ts'
-import { claimFullStatus } from '../../src/storage/ticks.ts'
+import { statusTick } from '../support/collect.ts'
 import type { TestDatabase } from '../support/db.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
 import { loadSample } from '../support/samples.ts'
@@ -66,13 +64,10 @@ function statusAt(k: number): WarStatus {
   }
 }
 
+/** A tick written as the full-status collector writes it (its rows, then the defenses it decides). */
 async function writeTick(sql: Sql, k: number, at = tickAt(k)) {
-  const status = statusAt(k)
-  await sql.begin(async (tx) => {
-    if (!(await claimFullStatus(tx, at, 801, status.time, status.planetStatus.length))) return
-    await planetStatus.insert(tx, at, 801, status.planetStatus.map((p) => ({ planet_index: p.index, owner: p.owner, health: p.health, regen_per_second: p.regenPerSecond, players: p.players })))
-    await fight.insert(tx, at, 801, fightOf(status, at), status.time)
-  })
+  const tick = statusTick(statusAt(k), at)
+  await sql.begin((tx) => fullStatus.write(tx, at, tick))
 }
 
 const FIGHT_TYPES = 'defense_started,defense_won,defense_lost,campaign_started,campaign_ended'
@@ -80,7 +75,8 @@ const FIGHT_TYPES = 'defense_started,defense_won,defense_lost,campaign_started,c
 describeOnEachDatabase('/timeline: defenses and campaigns', (target) => {
   let db: TestDatabase
   let h: Harness
-  const events = async () => ((await h.get(`/timeline?type=${FIGHT_TYPES}&limit=1000`)).body.items as any[]).map((e) => `${e.at} ${e.type} ${e.eventId ?? e.campaignId}`).sort()
+  const events = async () =>
+    ((await h.get(`/timeline?type=${FIGHT_TYPES}&limit=1000`)).body.items as any[]).map((e) => `${e.at} ${e.type} ${e.type.startsWith('campaign') ? e.campaignId : e.eventId}`).sort()
 
   beforeAll(async () => {
     db = await target.open()
@@ -110,8 +106,16 @@ describeOnEachDatabase('/timeline: defenses and campaigns', (target) => {
   test('each defense ends by its rule, at the first tick that shows it; campaigns start and end; running ones have no end', async () => {
     expect(await events()).toEqual(expected)
     const won = (await h.get(`/timeline?type=defense_won&limit=10`)).body.items.find((e: any) => e.eventId === DEFENSES.won.id)
-    expect(won).toMatchObject({ planetIndex: DEFENSES.won.planet, campaignId: 5000 + DEFENSES.won.id, race: REAL_EVENT.race, warID: 801 })
+    expect(won).toMatchObject({ planetIndex: DEFENSES.won.planet, campaignId: 5000 + DEFENSES.won.id, race: REAL_EVENT.race, warID: 801, correction: null })
     expect(typeof won.planetName).toBe('string')
+  })
+
+  test("a defense's campaign events carry its event's id; other campaigns' carry none", async () => {
+    const items = (await h.get('/timeline?type=campaign_started,campaign_ended&limit=100')).body.items as any[]
+    for (const d of Object.values(DEFENSES)) {
+      for (const e of items.filter((x) => x.campaignId === 5000 + d.id)) expect(e.eventId).toBe(d.id)
+    }
+    expect(items.filter((x) => x.campaignId === CAMPAIGNS.ended.id || x.campaignId === CAMPAIGNS.running.id).map((x) => x.eventId)).toEqual([null, null, null])
   })
 
   test('the spans kept at write time equal a rebuild from the per-tick history (what the migration backfills)', async () => {

@@ -282,7 +282,7 @@ export const intelligenceRoutes = (context: RouteContext) =>
             const page = pageOf(query, TIMELINE)
             const asOf = at
             const range = timeRange(query, { now: asOf }, { start: 'from', end: 'to' })
-            const f = { warId: warIdOf(query) ?? warId, types: typesOf(query.type), range, asOf, lang: langOf(query, languages) }
+            const f = { warId: warIdOf(query) ?? warId, types: typesOf(query.type), range, asOf, planetIndex: planetIndexOf(query), lang: langOf(query, languages) }
             return paged(await storage.timeline.events(f, page), page)
           },
           {
@@ -291,6 +291,7 @@ export const intelligenceRoutes = (context: RouteContext) =>
               from: t.Optional(dateString('from', 'Start of the window (inclusive).', '2026-01-01')),
               to: t.Optional(dateString('to', 'End of the window (inclusive; a bare date means the whole day).', '2026-01-02')),
               type: t.Optional(t.String({ maxLength: 400, description: `Comma-separated event types: ${EVENT_TYPES.join(', ')}. Default all.` })),
+              ...PlanetIdQuery,
               ...LangQuery,
               ...pagingQuery(TIMELINE),
             }),
@@ -298,7 +299,7 @@ export const intelligenceRoutes = (context: RouteContext) =>
             detail: {
               summary: 'Event timeline',
               description:
-                'Owner changes, defenses started/won/lost, campaigns started/ended, major orders issued/completed/failed/withdrawn, dispatches and the start of the war, newest first. 404 for an unknown warId. For chart markers. With lang, order titles and dispatch messages are the texts of that language (null when none was collected), or with lang=all objects {"<code>": text}.',
+                'Owner changes, defenses started/won/lost (and their corrections), campaigns started/ended, major orders issued/completed/failed/withdrawn, dispatches and the start of the war, newest first; with planetId, the events of that planet only. 404 for an unknown warId. For chart markers. With lang, order titles and dispatch messages are the texts of that language (null when none was collected), or with lang=all objects {"<code>": text}.',
             },
           },
         ),

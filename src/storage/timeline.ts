@@ -62,12 +62,13 @@ export const TimelineEvent = t.Object(
 export type TimelineEvent = Static<typeof TimelineEvent>
 
 /**
- * Events of a war of the given types in `range`, newest first; order states as of `asOf`.
+ * Events of a war of the given types in `range` (of one planet, when given), newest first; order states as of `asOf`.
  * With `lang` the page is chosen first and only its rows' texts are looked up.
  */
-function events(sql: Sql, f: { warId: number; types: readonly EventType[]; range: TimeRange; asOf: Date; lang?: Lang }, p: Slice): Promise<PageOf<TimelineEvent>> {
+function events(sql: Sql, f: { warId: number; types: readonly EventType[]; range: TimeRange; asOf: Date; planetIndex?: number; lang?: Lang }, p: Slice): Promise<PageOf<TimelineEvent>> {
   const all = timelineRows(sql, f.warId, f.asOf)
-  const where = sql`WHERE e.type IN ${sql(f.types as EventType[])} ${withinRange(sql, 'at', f.range)}`
+  const planet = f.planetIndex === undefined ? sql`` : sql`AND e."planetIndex" = ${f.planetIndex}`
+  const where = sql`WHERE e.type IN ${sql(f.types as EventType[])} ${withinRange(sql, 'at', f.range)} ${planet}`
   const page = sql`SELECT * FROM (${all}) e ${where} ORDER BY ${TIMELINE_ORDER(sql)} LIMIT ${p.limit} OFFSET ${p.offset}`
   const { lang } = f
   const rows = !lang ? page : sql`SELECT ${localizedTimelineColumns(sql, lang)} FROM (${page}) e ORDER BY ${TIMELINE_ORDER(sql)}`

@@ -1,11 +1,12 @@
 /**
  * The main page (/) in headless Chromium: the diver chart against /divers/history for every
- * range, the series it names, the trend deltas, the timeline's events, chart labels, and
+ * range, the series it names, the trend deltas, the timeline's events (thinned evenly, the
+ * note saying how many of how many), chart labels, and
  * the time to first chart (printed; BENCHMARKS.md).
  * The service, simulator and browser: test/support/browser.ts.
  */
 import { describe, expect } from 'bun:test'
-import { it, named, usePagesService } from '../support/browser.ts'
+import { it, named, screenshot, usePagesService } from '../support/browser.ts'
 import { SEED } from '../support/seed.ts'
 
 describe('main page in headless Chromium', () => {
@@ -43,12 +44,59 @@ describe('main page in headless Chromium', () => {
   })
 
   it(named('main page: timeline events are drawn on the chart'), async () => {
-    const events = await api<{ items: unknown[] }>(`/timeline?limit=200&from=${encodeURIComponent(new Date(Date.now() - 86_400_000).toISOString())}`)
+    const events = await api<{ items: unknown[]; totalResults: number }>(`/timeline?limit=1000&from=${encodeURIComponent(new Date(Date.now() - 86_400_000).toISOString())}`)
+    // 24 h holds fewer events than a chart draws: every one of them.
+    expect(events.totalResults).toBeLessThan(200)
     const { page, problems } = await visit('/')
     await page.waitForSelector('#divers-chart:not([data-points="0"])')
     expect(Number(await page.getAttribute('#divers-chart', 'data-lines'))).toBe(events.items.length)
+    expect(await page.textContent('#history .chart-note')).toContain(`all ${events.totalResults} war events`)
+    expect(await page.locator('#events-note').textContent({ timeout: 10_000 })).toContain(`all ${events.totalResults} war events`)
     expect(problems).toEqual([])
-  })
+  }, 30_000)
+
+  it(named('main page: a range with more war events than a chart draws (30d, all): thinned evenly over the range, the note says how many of how many'), async () => {
+    type Timeline = { items: { at: string }[]; totalResults: number }
+    const { page, problems } = await visit('/?range=24h')
+    for (const [range, days] of [['30d', 30], ['all', null]] as const) {
+      const from = days === null ? '' : `&from=${encodeURIComponent(new Date(Date.now() - days * 86_400_000).toISOString())}`
+      // The seeded contested planet (test/support/browser.ts CONTESTED) makes hundreds; the route answers up to 1000 a page.
+      const all = await api<Timeline>(`/timeline?limit=1000${from}`)
+      expect(all.totalResults).toBeGreaterThan(200)
+      expect(all.totalResults).toBeLessThanOrEqual(1000)
+      await page.click(`button[data-range="${range}"]`)
+      await page.waitForSelector(`#divers-chart[data-range="${range}"]:not([data-points="0"])`)
+      // As a player reads it: "200 of the 457 war events".
+      const said = /(\d+) of the ([\d,]+) war events/.exec((await page.textContent('#history .chart-note')) ?? '')
+      expect(said?.slice(1).map((n) => Number(n.replace(/,/g, '')))).toEqual([200, expect.any(Number)])
+      const note = page.locator('#events-note')
+      await note.waitFor({ timeout: 10_000 })
+      await page.waitForLoadState('networkidle')
+      const shown = Number(await note.getAttribute('data-shown'))
+      const total = Number(await note.getAttribute('data-total'))
+      // The page's window starts a moment after the test's: an event may fall between the two.
+      expect(Math.abs(total - all.totalResults)).toBeLessThanOrEqual(1)
+      expect(shown).toBe(200)
+      expect(Number(await page.getAttribute('#divers-chart', 'data-lines'))).toBe(shown)
+      expect(await note.textContent()).toContain(`${shown} of the ${total.toLocaleString('en-US')} war events`)
+      // Evenly over the range, not the newest 200: the oldest drawn is the range's oldest event.
+      const oldest = Date.parse((await note.getAttribute('data-oldest'))!)
+      expect(oldest).toBeLessThan(Date.parse(all.items[199]!.at))
+      expect(Math.abs(oldest - Date.parse(all.items.at(-1)!.at))).toBeLessThanOrEqual(Math.abs(Date.parse(all.items.at(-1)!.at) - Date.parse(all.items.at(-3)!.at)))
+    }
+    expect(problems).toEqual([])
+    // On a 360-px phone fewer lines (one per 5 px of the chart at most), said the same way.
+    const phone = await visit('/?range=30d', undefined, [], { viewport: { width: 360, height: 780 } })
+    await phone.page.waitForSelector('#divers-chart[data-range="30d"]:not([data-points="0"])')
+    const shown = Number(await phone.page.getAttribute('#events-note', 'data-shown'))
+    const total = Number(await phone.page.getAttribute('#events-note', 'data-total'))
+    expect(shown).toBeLessThan(100)
+    expect(shown).toBeGreaterThanOrEqual(20)
+    expect(Number(await phone.page.getAttribute('#divers-chart', 'data-lines'))).toBe(shown)
+    expect(await phone.page.textContent('#events-note')).toContain(`${shown} of the ${total.toLocaleString('en-US')} war events`)
+    await screenshot(phone.page, 'main-30d-events-phone-360')
+    expect(phone.problems).toEqual([])
+  }, 60_000)
 
   it(named('main page: the diver chart names the series it draws, and says so when a range switches series (7d upstream → 30d PC store)'), async () => {
     const week = await api<{ source: string; stats: { avg: number } }>('/divers/history?range=7d')

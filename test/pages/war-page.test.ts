@@ -116,14 +116,15 @@ describe('war page in headless Chromium', () => {
   })
 
   it(named('war page: rate and ETA of /planets/liberation in the planet rows'), async () => {
-    const lib = await api<{ items: { planetIndex: number; ratePctPerHour: number | null }[] }>('/planets/liberation')
+    const lib = await api<{ items: { planetIndex: number; ratePctPerHour: number | null; eventId: number | null }[] }>('/planets/liberation')
     const { page, problems } = await visit('/war')
     await page.waitForSelector('#planets-table tbody tr')
     await page.locator('#planets-summary', { hasText: 'Rates over' }).waitFor()
     if (await page.isVisible('#planets-more')) await page.click('#planets-more')
     for (const l of lib.items.slice(0, 10)) {
       const rate = await page.textContent(`#planets-table tr[data-planet="${l.planetIndex}"] td:nth-child(6)`)
-      expect(rate).toBe(l.ratePctPerHour === null ? '–' : `${l.ratePctPerHour > 0 ? '+' : ''}${l.ratePctPerHour.toFixed(2)} %`)
+      // A defended planet's rate is its defense's (its event's bar), and says so.
+      expect(rate).toBe(`${l.ratePctPerHour === null ? '–' : `${l.ratePctPerHour > 0 ? '+' : ''}${l.ratePctPerHour.toFixed(2)} %`}${l.eventId !== null ? ' defense' : ''}`)
     }
     expect(problems).toEqual([])
   })
@@ -157,6 +158,41 @@ describe('war page in headless Chromium', () => {
     }
     expect(problems).toEqual([])
   })
+
+  it(named("war page: a defended planet's two bars are named wherever shown: its campaign card (attack beaten), its planet row (health, and the defense's bar), the map (held: planet health; the defense's share beaten)"), async () => {
+    const answer = await api<{ items: (CampaignItem & { owner: number | null })[] }>('/campaigns')
+    const war = await api<{ planets: { indexID: number; owner: number; health: number; maxHealth: number }[] }>('/war')
+    const defenses = answer.items.filter((c) => c.type === 'defense' && c.owner === 1)
+    expect(defenses.length).toBeGreaterThan(0)
+    const { page, problems } = await visit('/war')
+    await page.waitForSelector('#campaigns-list li.campaign')
+    await page.waitForSelector('#planets-table tbody tr')
+    await page.waitForSelector('#map-svg a.planet.campaign')
+    await page.locator('#planets-summary', { hasText: 'Rates over' }).waitFor()
+    const one = (s: string | null) => (s ?? '').replace(/\s+/g, ' ').trim()
+    for (const c of answer.items) {
+      const card = page.locator(`#campaigns-list li.campaign[data-planet="${c.planetIndex}"]`)
+      expect({ planet: c.planetIndex, what: await card.locator('.c-what').textContent({ timeout: 5_000 }) }).toEqual({ planet: c.planetIndex, what: c.type === 'defense' ? 'attack beaten' : c.owner === 1 ? 'held (health)' : 'liberated' })
+    }
+    for (const d of defenses) {
+      const p = war.planets.find((q) => q.indexID === d.planetIndex)!
+      const health = Math.round((p.health / p.maxHealth) * 100 * 10_000) / 10_000
+      const row = page.locator(`#planets-table tr[data-planet="${d.planetIndex}"]`)
+      await row.locator('.lib-defense').waitFor({ timeout: 5_000 })
+      expect(one(await row.locator('.c-lib').textContent())).toBe(`${health.toFixed(1)} % health defense: ${d.progressPct!.toFixed(1)} % of the attack beaten`)
+      await page.locator(`#map-svg a.planet[data-planet="${d.planetIndex}"]`).hover()
+      const tip = page.locator('#map-tip', { hasText: d.planetName })
+      await tip.waitFor()
+      expect(one(await tip.locator('.tip-planet').textContent({ timeout: 5_000 }))).toStartWith(`held: planet health ${health.toFixed(1)} %`)
+      expect(one(await tip.locator('.tip-campaign').textContent())).toContain(`${d.progressPct!.toFixed(1)} % of the attack beaten`)
+      expect(await page.getAttribute(`#map-svg a.planet[data-planet="${d.planetIndex}"]`, 'aria-label')).not.toContain('liberated')
+    }
+    // No players' planet is called liberated in the list.
+    const held = await page.$$eval('#planets-table td.c-lib[data-bar="planet-health"] .lib-what', (els) => els.map((e) => e.textContent))
+    expect(held.length).toBeGreaterThan(0)
+    expect(new Set(held)).toEqual(new Set(['health']))
+    expect(problems).toEqual([])
+  }, 60_000)
 
   it(named('war page: each major order in words: tasks with their descriptions and planets, progress, projection, reward, countdown'), async () => {
     type Task = { description: string; progressPct: number; targets: { planetIndex: number; name: string }[] }

@@ -134,6 +134,14 @@ describeOnEachDatabase('/timeline: defenses and campaigns', (target) => {
     expect(await events()).toEqual(expected)
   })
 
+  test('planetId keeps one planet\'s events', async () => {
+    const all = (await h.get('/timeline?limit=1000')).body.items as any[]
+    const mine = (await h.get(`/timeline?limit=1000&planetId=${DEFENSES.won.planet}`)).body
+    expect(mine.items.length).toBeGreaterThan(1)
+    expect(mine.items).toEqual(all.filter((e) => e.planetIndex === DEFENSES.won.planet))
+    expect(errorOf(await h.get('/timeline?planetId=x'))).toContain('planetId')
+  })
+
   test('the type filter names the new types and refuses unknown ones', async () => {
     const started = (await h.get('/timeline?type=defense_started&limit=100')).body.items
     expect(started.map((e: any) => e.eventId).sort()).toEqual(Object.values(DEFENSES).map((d) => d.id).sort())

@@ -3,7 +3,8 @@
  * headless Chromium (Debian's `chromium`, driven by playwright-core) against the real
  * service process on a TimescaleDB scratch database, fed by the simulator through
  * collector POSTs, with ten days of diver counts and a month of planet ticks written
- * beforehand so the ranges differ. Each page test file has its own service and browser
+ * beforehand so the ranges differ (one planet contested all month: more war events than a
+ * chart draws). Each page test file has its own service and browser
  * (usePagesService), so the files run side by side.
  *
  * Screenshots (desktop 1366×900, phone 390×844; each page is also checked at 360 px):
@@ -37,7 +38,7 @@ import { startSimulator, type Simulator } from '../../src/sim/server.ts'
 import { refreshRollups } from '../../src/storage/rollups.ts'
 import { createScratchDatabase, TEST_DATABASE_URL } from './db.ts'
 import { startService, type ServiceProcess } from './process.ts'
-import { seedPlanetStatus, seedPlayerCounts } from './seed.ts'
+import { SEED, seedPlanetStatus, seedPlayerCounts } from './seed.ts'
 
 export { PAGE_CSP }
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
@@ -125,11 +126,30 @@ export interface PagesService {
 }
 
 /**
+ * A planet of war 801 contested all the seeded month: its owner flips between the players
+ * and the Terminids every `everySeconds`, so /timeline holds an owner change each time:
+ * over 200 war events (the most a chart draws) in the 30-day and longer ranges, fewer in
+ * 24 h and 7 days.
+ */
+export const CONTESTED = { planet: 3, everySeconds: 6000 } as const
+
+async function seedContestedPlanet(sql: Sql, now: Date) {
+  await sql`
+    INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players)
+    SELECT ${now}::timestamptz - make_interval(secs => g + 3), 801, ${CONTESTED.planet},
+           CASE WHEN (g / ${CONTESTED.everySeconds}::int) % 2 = 0 THEN 1 ELSE 2 END, 500000, 1.25, 300
+    FROM generate_series(0, ${SEED.planetStatusDays * 86_400}::int, 300) AS g`
+  // The owner changes, as the full-status writes keep them.
+  await sql`SELECT planet_owner_changes_rebuild(801, '-infinity', 'infinity')`
+}
+
+/**
  * The service, simulator and browser of one page test file, started in its beforeAll and
  * stopped in its afterAll (call at the top of a describe). Seeded history: ten days of
  * upstream diver counts and 120 of store counts, a month of 5-minute ticks of a few planets
  * (their owner in the history may differ from the simulator's: an owner change for the
- * planet page to mark), then two rounds of the live collectors.
+ * planet page to mark), a contested planet (CONTESTED), then two rounds of the live
+ * collectors.
  */
 export function usePagesService(): PagesService {
   let scratch: Awaited<ReturnType<typeof createScratchDatabase>>
@@ -294,6 +314,7 @@ export function usePagesService(): PagesService {
     const seeded = new Date(Date.now() - 60_000)
     await seedPlayerCounts(sql, seeded)
     await seedPlanetStatus(sql, seeded)
+    await seedContestedPlanet(sql, seeded)
     await refreshRollups(sql, (await detectEdition(sql)).edition, seeded)
     sim = startSimulator({ port: 0, seed: 15, speed: 1 })
     ;[svc, browser] = await Promise.all([

@@ -3,7 +3,7 @@
  * a defense, the live countdown to its deadline and whether the players make it in time.
  * Shared by the war page (every campaign) and the planet page (its own).
  */
-import { barOf, countdown, duration, h, int, svg, utc } from './common.ts'
+import { barOf, countdown, duration, h, int, planetBarWord, svg, utc } from './common.ts'
 import type { Campaign } from './types.ts'
 
 const TYPE_LABEL: Record<string, string> = { defense: 'Defense', liberation: 'Liberation' }
@@ -42,6 +42,15 @@ export function outlookText(c: Pick<Campaign, 'outlook' | 'deadline' | 'marginHo
   }
 }
 
+/** Which bar a campaign's `progressPct` is (docs/api.md "War intelligence"), in a word or two: said next to the figure. */
+export const barWord = (c: Pick<Campaign, 'type' | 'owner'>) => (c.type === 'defense' ? 'attack beaten' : planetBarWord(c.owner))
+const barTitle = (c: Pick<Campaign, 'type' | 'owner'>) =>
+  c.type === 'defense'
+    ? "The defense's bar: the share of the attack event's health taken (100 % = the attack is beaten). The planet's own health is another figure."
+    : c.owner === 1
+      ? "The planet's bar: its health (100 % = fully held, 0 = lost)"
+      : "The planet's bar: liberation (100 % = liberated)"
+
 const fact = (label: string, value: Node | string, whole = false) => h('div', { class: `fact${whole ? ' whole' : ''}` }, h('dt', {}, label), h('dd', {}, value))
 
 /** One campaign: a card with its bar and figures (`li.campaign`, `data-planet`, `data-type`). */
@@ -61,9 +70,11 @@ export function campaignCard(c: Campaign, frozen: boolean, link = true): HTMLEle
     ),
     h(
       'div',
-      { class: 'c-bar', title: defense ? 'Share of the attack beaten (100 % = the defense is won)' : 'Liberation (100 % = liberated)' },
+      { class: 'c-bar', 'data-bar': defense ? 'defense' : 'planet', title: barTitle(c) },
       barOf(pct, 'wide players'),
       h('span', { class: 'c-pct' }, c.progressPct === null ? '–' : `${pct.toFixed(pct >= 99.95 || pct < 10 ? 2 : 1)} %`),
+      ' ',
+      h('span', { class: 'c-what' }, barWord(c)),
     ),
     h(
       'dl',

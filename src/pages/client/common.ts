@@ -210,6 +210,19 @@ export function libPct(owner: number, health: number, maxHealth: number): number
 }
 
 /**
+ * The bars of docs/api.md "War intelligence", each figure named by its bar, everywhere on
+ * the pages (one rule): a planet's own bar is its liberation on an enemy planet ("12.3 %
+ * liberated") and its health on a players' planet ("held: planet health 100.0 %"); a
+ * defense's bar (a planet event's) is the share of the attack beaten. A defended planet
+ * has both: its own health and the defense's bar, never one under the other's name.
+ */
+export const planetBarText = (owner: number | null | undefined, v: number | null | undefined) => (owner === 1 ? `held: planet health ${pct(v)}` : `${pct(v)} liberated`)
+/** The planet's own bar as a short label: "held (health)" on a players' planet, "liberated" else. */
+export const planetBarWord = (owner: number | null | undefined) => (owner === 1 ? 'held (health)' : 'liberated')
+/** A defense's bar in words. */
+export const defenseBarText = (v: number | null | undefined) => `${pct(v)} of the attack beaten`
+
+/**
  * A percentage bar (decorative: the figure is in the text next to it). Its width is set
  * through the CSSOM, which the page CSP allows, unlike inline style attributes.
  */

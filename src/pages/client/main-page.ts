@@ -95,7 +95,9 @@ export function mainPage(app: HTMLElement) {
 
   const drawHistory = async () => {
     const shown = range
-    const [got, events] = await Promise.all([api<DiverHistory>(`/divers/history?range=${shown}`), timelineFor(shown)])
+    // One event line per EVENT_LINE_PX of the chart's width at most (a phone's chart is not a solid block of lines).
+    const most = Math.max(MIN_EVENT_LINES, Math.min(MAX_EVENT_LINES, Math.floor(chart.el.clientWidth / EVENT_LINE_PX)))
+    const [got, events] = await Promise.all([api<DiverHistory>(`/divers/history?range=${shown}`), timelineFor(shown, most)])
     if (shown !== range) return // a newer selection is loading
     if (!got.ok) {
       chart.el.hidden = true
@@ -138,7 +140,7 @@ export function mainPage(app: HTMLElement) {
     const young = d.coverage !== undefined && d.coverage < 0.5
     fill(
       note,
-      events.note ? h('p', { class: 'hint' }, events.note) : null,
+      events.note ? h('p', { class: 'hint', id: 'events-note', 'data-shown': events.shown, 'data-total': events.total, 'data-oldest': events.oldest ?? '' }, events.note) : null,
       young ? h('p', { class: 'hint young', id: 'history-young' }, `This series covers ${Math.round((d.coverage ?? 0) * 100)} % of the ${d.range} window: it starts ${utc(d.points[0]!.t)}, so the rest of the chart is empty, not zero.`) : null,
     )
     const coverage = d.coverage === undefined ? null : `coverage ${Math.round(d.coverage * 100)} %`
@@ -241,13 +243,66 @@ export function mainPage(app: HTMLElement) {
   })
 }
 
-/** Timeline events in the window of a range, as chart lines (none, with a note, when the route is absent). */
-async function timelineFor(range: Range): Promise<{ lines: LineMark[]; note: string | null }> {
+/**
+ * The most event lines a chart draws (more are thinned evenly): 200, and one per 5 px of the
+ * chart's width (a 360-px phone: about 60), never fewer than 20; the route's largest page
+ * (/timeline `limit`); pages read at most.
+ */
+const MAX_EVENT_LINES = 200
+const MIN_EVENT_LINES = 20
+const EVENT_LINE_PX = 5
+const TIMELINE_PAGE = 1000
+const TIMELINE_PAGES = 5
+
+/** `n` of `items` (n ≥ 2) picked evenly by position, the first and the last always among them. */
+function thinEvenly<T>(items: readonly T[], n: number): T[] {
+  if (items.length <= n) return [...items]
+  return Array.from({ length: n }, (_, k) => items[Math.round((k * (items.length - 1)) / (n - 1))]!)
+}
+
+interface EventMarks {
+  lines: LineMark[]
+  note: string | null
+  /** Events drawn, and in the range (the route's `totalResults`). */
+  shown: number
+  total: number
+  /** The oldest event drawn (ISO), when any. */
+  oldest: string | null
+}
+
+/**
+ * Timeline events in the window of a range, as chart lines (none, with a note, when the
+ * route is absent). At most `most` are drawn: with more in the range they are
+ * thinned evenly over it (not the newest only), and the note says how many of how many.
+ * Up to one page of the route's largest limit holds every event of the range; beyond it,
+ * pages spread over the range are read (TIMELINE_PAGES at most) and thinned together.
+ */
+async function timelineFor(range: Range, most: number): Promise<EventMarks> {
   const spanDays: Record<Range, number | null> = { '24h': 1, '7d': 7, '30d': 30, '90d': 90, all: null }
   const days = spanDays[range]
   const from = days === null ? '' : `&from=${encodeURIComponent(new Date(Date.now() - days * 86_400_000).toISOString())}`
-  const got = await api<Paged<TimelineItem>>(`/timeline?limit=200${from}`, { optional: true })
-  if (!got.ok) return { lines: [], note: got.absent ? 'Event markers are not available on this server (no /timeline route).' : `Event markers unavailable: ${got.message}.` }
-  const lines = got.data.items.map((e) => ({ t: Date.parse(e.at) / 1000, label: e.title ?? e.planetName ?? e.type }))
-  return { lines, note: lines.length ? `Dashed lines: ${lines.length} war events (liberations, losses, major orders, dispatches).` : null }
+  const url = (page: number) => `/timeline?limit=${TIMELINE_PAGE}&page=${page}${from}`
+  const got = await api<Paged<TimelineItem>>(url(1), { optional: true })
+  if (!got.ok) return { lines: [], note: got.absent ? 'Event markers are not available on this server (no /timeline route).' : `Event markers unavailable: ${got.message}.`, shown: 0, total: 0, oldest: null }
+  const total = got.data.totalResults
+  const pages = got.data.totalPages
+  let items = got.data.items
+  let read = items.length
+  if (pages > 1) {
+    // The newest page is read; the others are picked evenly down to the oldest.
+    const picks = [...new Set(Array.from({ length: Math.min(pages, TIMELINE_PAGES) - 1 }, (_, k) => Math.round(1 + ((k + 1) * (pages - 1)) / (Math.min(pages, TIMELINE_PAGES) - 1))))]
+    const more = await Promise.all(picks.map((p) => api<Paged<TimelineItem>>(url(p), { optional: true })))
+    for (const m of more) if (m.ok) items = items.concat(m.data.items)
+    read = items.length
+  }
+  const drawn = thinEvenly(items, most)
+  const lines = drawn.map((e) => ({ t: Date.parse(e.at) / 1000, label: e.title ?? e.planetName ?? e.type }))
+  const oldest = drawn.at(-1)?.at ?? null
+  const kinds = '(liberations, losses, defenses, campaigns, major orders, dispatches)'
+  const note = !lines.length
+    ? null
+    : lines.length === total
+      ? `Dashed lines: all ${int(total)} war events in this range ${kinds}.`
+      : `Dashed lines: ${int(lines.length)} of the ${int(total)} war events in this range ${kinds}, picked evenly over it${read < total ? ` from ${int(read)} read across it` : ''} so the chart stays readable; the others are left out.`
+  return { lines, note, shown: lines.length, total, oldest }
 }

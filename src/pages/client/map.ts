@@ -6,8 +6,8 @@
  * second tap on a phone) opens its page. Zoom 1×, 2×, 4× scrolls inside the map's box.
  * Attack lines (from /campaigns) are drawn as arrows from the attacking planet.
  */
-import { campaignOrder, outlookText } from './campaigns.ts'
-import { countdown, factionName, fill, h, int, pct, svg } from './common.ts'
+import { barWord, campaignOrder, outlookText } from './campaigns.ts'
+import { countdown, defenseBarText, factionName, fill, h, int, pct, planetBarText, svg } from './common.ts'
 import type { Campaign } from './types.ts'
 
 export interface MapPlanet {
@@ -157,7 +157,7 @@ export class GalaxyMap {
       const { x, y } = this.pos(p, size)
       const c = this.campaigns.get(p.index)
       const ring = c ? 5 + 13 * Math.sqrt((c.players ?? 0) / maxPlayers) : 0
-      const label = `${p.name}: ${factionName(this.names, p.owner)}, ${pct(p.lib)} liberated, ${int(p.players)} players${c ? `, ${c.type === 'defense' ? 'defense' : 'campaign'} ${pct(c.progressPct)}` : ''}`
+      const label = `${p.name}: ${factionName(this.names, p.owner)}, ${planetBarText(p.owner, p.lib)}, ${int(p.players)} players${c ? (c.type === 'defense' ? `, defense: ${defenseBarText(c.progressPct)}` : `, campaign ${pct(c.progressPct)} ${barWord(c)}`) : ''}`
       return svg(
         'a',
         { href: `/planet/${p.index}`, class: `planet o${p.owner}${c ? ` campaign ${c.type === 'defense' ? 'defense' : 'attack'}` : ''}${p.disabled ? ' disabled' : ''}`, 'data-planet': p.index, 'aria-label': label, tabindex: c ? 0 : -1 },
@@ -228,8 +228,8 @@ export class GalaxyMap {
       this.tip,
       h('strong', {}, p.name),
       h('span', { class: 'muted' }, `${p.sector ?? 'no sector'} · ${factionName(this.names, p.owner)}`),
-      h('span', {}, `${pct(p.lib)} liberated · ${int(p.players)} players`),
-      c ? h('span', { class: 'tip-campaign' }, `${c.type === 'defense' ? 'Defense' : 'Campaign'}${c.faction ? ` vs ${c.faction}` : ''}: ${pct(c.progressPct)}`, c.type === 'defense' && c.deadline ? [', ', countdown(c.deadline, 'ends in ', 'ended')] : '') : null,
+      h('span', { class: 'tip-planet' }, `${planetBarText(p.owner, p.lib)} · ${int(p.players)} players`),
+      c ? h('span', { class: 'tip-campaign' }, `${c.type === 'defense' ? 'Defense' : 'Campaign'}${c.faction ? ` vs ${c.faction}` : ''}: ${c.type === 'defense' ? defenseBarText(c.progressPct) : `${pct(c.progressPct)} ${barWord(c)}`}`, c.type === 'defense' && c.deadline ? [', ', countdown(c.deadline, 'ends in ', 'ended')] : '') : null,
       c ? h('span', { class: 'muted' }, outlookText(c, this.frozen)) : null,
       h('a', { href: `/planet/${index}`, class: 'tip-link' }, `Open ${p.name} →`),
     )

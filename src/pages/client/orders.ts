@@ -3,8 +3,8 @@
  * countdown, each task in words with its planets linked, its progress, where it is
  * projected to stand at expiry (on track or not) and the reward in words.
  */
-import { barOf, countdown, duration, h, int, pct, utc } from './common.ts'
-import { outlookText } from './campaigns.ts'
+import { barOf, countdown, defenseBarText, duration, h, int, pct, utc } from './common.ts'
+import { barWord, outlookText } from './campaigns.ts'
 import type { Campaign, MajorOrder, OrderTask } from './types.ts'
 
 /** The feed's titles are often just "MAJOR ORDER": then the heading says what kind of order it is. */
@@ -148,7 +148,7 @@ export function orderCard(o: MajorOrder, frozen: boolean, fronts: Map<number, Ca
             if (!c) return []
             // Its front's ETA against the order's end: what the task's own 0/1 progress cannot tell.
             const when = c.eta && c.outlook === 'winning' && !frozen ? (Date.parse(c.eta) <= Date.parse(o.expiresAt) ? ', before the order ends' : ', after the order ends') : ''
-            return [h('p', { class: 'task-front' }, `Its front: ${p.name}, ${c.type === 'defense' ? 'defense' : 'campaign'} at ${pct(c.progressPct)}, ${outlookText(c, frozen)}${when}.`)]
+            return [h('p', { class: 'task-front' }, `Its front: ${p.name}, ${c.type === 'defense' ? `defense, ${defenseBarText(c.progressPct)}` : `campaign, ${pct(c.progressPct)} ${barWord(c)}`}, ${outlookText(c, frozen)}${when}.`)]
           })),
         )
       }),

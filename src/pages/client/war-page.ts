@@ -3,11 +3,13 @@
  * their countdown and outlook first), the major orders in words (/major-orders), the
  * galaxy map (/planets positions and waypoints, /war owners, campaign rings), the galaxy
  * statistics (every 10 s, the spec's cadence) and every planet of /war with its owner,
- * liberation, players, rate and ETA (/planets/liberation), sortable and filterable; on a
- * phone each planet is a block with every figure visible.
+ * its own bar (liberation on an enemy planet, health on a players' one), players, rate and
+ * ETA (/planets/liberation), sortable and filterable; on a phone each planet is a block with
+ * every figure visible. A defended planet's row shows the defense's bar too, named: its rate
+ * and ETA are the defense's (/planets/liberation answers a defended planet from its event).
  */
 import { campaignCard, campaignOrder } from './campaigns.ts'
-import { api, barOf, dataState, duration, empty, every, factionName, factionNames, fill, h, int, libPct, pct, section, utc } from './common.ts'
+import { api, barOf, dataState, defenseBarText, duration, empty, every, factionName, factionNames, fill, h, int, libPct, pct, section, utc } from './common.ts'
 import { GalaxyMap, type MapPlanet } from './map.ts'
 import { orderCard } from './orders.ts'
 import type { Campaign, Campaigns, Liberation, LiberationAnswer, MajorOrders, PlanetRow, PlanetWarInfo, WarState, WarStats } from './types.ts'
@@ -56,7 +58,10 @@ function doubts(s: Record<string, number>): Map<string, string> {
 
 interface Row {
   p: PlanetWarInfo
+  /** The planet's own bar (docs/api.md "War intelligence"). */
   lib: number
+  /** The defense's bar when the planet is defended (its campaign's, else its liberation answer's event), else null. */
+  defense: number | null
   owner: string
   rate: Liberation | undefined
   campaign: Campaign | undefined
@@ -67,7 +72,7 @@ const COLUMNS: [SortKey, string][] = [
   ['name', 'Planet'],
   ['sector', 'Sector'],
   ['owner', 'Owner'],
-  ['lib', 'Liberation'],
+  ['lib', 'Liberated / health'],
   ['players', 'Players'],
   ['rate', 'Rate /h'],
   ['eta', 'ETA'],
@@ -264,7 +269,12 @@ export function warPage(app: HTMLElement) {
       return
     }
     const byPlanet = new Map((campaigns?.items ?? []).map((c) => [c.planetIndex, c]))
-    const rows: Row[] = war.planets.map((p) => ({ p, lib: libPct(p.owner, p.health, p.maxHealth), owner: factionName(names, p.owner), rate: rates.get(p.indexID), campaign: byPlanet.get(p.indexID) }))
+    const rows: Row[] = war.planets.map((p) => {
+      const campaign = byPlanet.get(p.indexID)
+      const rate = rates.get(p.indexID)
+      const defense = campaign?.type === 'defense' ? campaign.progressPct : rate && rate.eventId !== null ? rate.libPct : null
+      return { p, lib: libPct(p.owner, p.health, p.maxHealth), defense, owner: factionName(names, p.owner), rate, campaign }
+    })
     const q = nameInput.value.trim().toLowerCase()
     const show = showSelect.value
     const shown = rows
@@ -313,9 +323,23 @@ export function warPage(app: HTMLElement) {
               h('td', { class: 'c-name' }, h('a', { href: `/planet/${r.p.indexID}` }, r.p.planetName), r.campaign ? h('span', { class: `mark ${r.campaign.type === 'defense' ? 'defense' : ''}`, title: r.campaign.type === 'defense' ? 'Under attack: a defense campaign' : 'A campaign is on' }, r.campaign.type === 'defense' ? 'defense' : 'campaign') : null),
               h('td', { class: 'c-sector' }, r.p.sectorName ?? '–'),
               h('td', { class: `c-owner owner f${r.p.owner}` }, r.owner),
-              h('td', { class: 'num c-lib libcell' }, barOf(r.lib, `f${r.p.owner}`), h('span', { class: 'lib' }, pct(r.lib))),
+              h(
+                'td',
+                { class: 'num c-lib libcell', 'data-bar': r.p.owner === 1 ? 'planet-health' : 'planet-liberation' },
+                barOf(r.lib, `f${r.p.owner}`),
+                h('span', { class: 'lib' }, pct(r.lib)),
+                ' ',
+                h('span', { class: 'lib-what' }, r.p.owner === 1 ? 'health' : 'liberated'),
+                r.defense !== null ? [' ', h('span', { class: 'lib-defense', 'data-bar': 'defense' }, `defense: ${defenseBarText(r.defense)}`)] : null,
+              ),
               h('td', { class: 'num c-players', 'data-label': 'Players' }, int(r.p.players)),
-              h('td', { class: 'num c-rate', 'data-label': 'Rate /h' }, r.rate?.ratePctPerHour == null ? '–' : `${r.rate.ratePctPerHour > 0 ? '+' : ''}${r.rate.ratePctPerHour.toFixed(2)} %`),
+              h(
+                'td',
+                { class: 'num c-rate', 'data-label': 'Rate /h' },
+                r.rate?.ratePctPerHour == null ? '–' : `${r.rate.ratePctPerHour > 0 ? '+' : ''}${r.rate.ratePctPerHour.toFixed(2)} %`,
+                // A defended planet's rate is of the defense's bar (its event), not of the planet's.
+                r.rate && r.rate.eventId !== null ? h('span', { class: 'rate-what' }, ' defense') : null,
+              ),
               h('td', { class: 'c-eta', 'data-label': 'ETA' }, etaText(r.rate)),
             ),
           ),
@@ -390,7 +414,7 @@ function etaText(l: Liberation | undefined): string {
   if (l.deadline) {
     switch (l.outlook) {
       case 'winning':
-        return l.etaHours === null ? 'defense holds' : `held in ${duration(l.etaHours * 3600)}`
+        return l.etaHours === null ? 'defense winning' : `defense won in ${duration(l.etaHours * 3600)}`
       case 'losing':
         return l.marginHours === null ? 'defense losing' : `defense ${duration(-l.marginHours * 3600)} short`
       default:

@@ -186,7 +186,9 @@ export async function seedDemoHistory(opts: DemoHistoryOptions): Promise<DemoHis
 
   // Held at `end` until the history is written; then the wall clock, never before `end`.
   let held = true
-  const world = new World({ seed: opts.seed ?? 1, speed: opts.speed ?? 1, now: () => (held ? endMs : Math.max(endMs, wall())) })
+  const world = new World({
+    seed: opts.seed ?? 1, speed: opts.speed ?? 1, now: () => (held ? endMs : Math.max(endMs, wall())), liveAfterS: (endMs - startMs) / 1000,
+  })
   const warId = world.currentWarId
   const times = historyTimes(startMs, endMs, cadence)
   const total = times.filter((t) => t.fullStatus).length

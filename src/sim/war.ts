@@ -12,7 +12,6 @@ import type {
   GlobalEvent,
   NewsItem,
   PlanetEvent,
-  PlanetStats,
   PlanetStatus,
   Task,
   WarInfo,
@@ -20,8 +19,11 @@ import type {
   WarSummary,
 } from '../feeds/upstream.ts'
 import { ASSIGNMENT_SAMPLE, NEWS_SAMPLE, STATUS_SAMPLE, SUMMARY_SAMPLE, WAR_INFO_SAMPLE, planetName } from './assets.ts'
+import { countersFrom, PLACEHOLDER_ROWS, renderCounters, zeroCounters, type Counters } from './counters.ts'
+import { Crowd, playersTotalAt } from './crowd.ts'
+import { CAPTURED, defenseImpact, eventMaxHealth, liberationImpact, ownerBy, regenFor, withdrawn } from './fronts.ts'
 import { localize } from './languages.ts'
-import { gauss, hash32, pick, rand, smoothNoise } from './random.ts'
+import { gauss, hash32, pick, rand } from './random.ts'
 import * as text from './texts.ts'
 
 export const STEP_S = 10
@@ -34,26 +36,16 @@ const HUMANS = 1
 const TERMINIDS = 2
 const AUTOMATONS = 3
 const HUMAN_REGEN = 1388.8889
-const ENEMY_REGEN = 4.1666665
 const MEDALS_ID32 = 897894480
 const DAY_S = 86_400
-const EPOCH_S = 6 * 3600
+const HOUR_STEPS = 3600 / STEP_S
 const MAX_CAMPAIGNS = 12
-/**
- * Health a player takes off per second: from an enemy planet (against its regeneration of
- * 4.17/s) and from a defense's event. With the simulated player counts, a front that holds
- * the busiest crowd for about a day is liberated, and about half the defenses are won.
- */
-const LIBERATION_IMPACT = 2.5e-4
-const DEFENSE_IMPACT = 2.5e-4
-/** Base weight of a planet in the players' spread: a defense or an order's target, a front, behind the lines. */
-const WEIGHT = { focus: 6, front: 1, rear: 0.2 } as const
 
-// Salts keep independent draws apart.
+// Salts keep independent draws apart (1-7: the players' spread, crowd.ts).
 const S = {
-  active: 1, fill: 2, busy: 3, share: 4, weight: 5, jitter: 6, total: 7, impact: 8,
+  impact: 8,
   newCampaign: 9, defense: 10, defensePick: 11, flavor: 12, order: 13, win: 14, effect: 15,
-  supply: 16, showcase: 17,
+  supply: 16, showcase: 17, regen: 18, withdraw: 19, live: 20, retake: 21,
 } as const
 
 /** Task types (helldivers-2/json assignments/tasks/task/type.json). */
@@ -97,8 +89,19 @@ export const OPENING = {
   holdoutSteps: 12,
   /** War seconds after the start at which the third defense begins (when a slot is free). */
   nextDefenseAfterS: 150,
-  /** How long the showcase order runs. */
+  /** How long the showcase order runs, and how long the crowd first rallies to its liberation target. */
   showcaseS: 2 * 86_400,
+  showcaseRallyS: 86_400,
+  /**
+   * When the demo goes live after a day or more of history (WarOptions.liveAtTick), its
+   * opening is staged `leadS` before, so that the service has ticks of it in its window: a
+   * showcase order again, its liberation target the front the crowd can push hardest (the
+   * lowest regeneration), where it rallies for `rallyS`; one defense set to be won in about
+   * `winningS` at its players' pace, another with `losingTakenShare` of its health taken and
+   * `losingLeftS` to go when the demo goes live, too far behind to be won. No other defense
+   * begins the day before.
+   */
+  live: { leadS: 2 * 3600, rallyS: 3 * 3600, winningS: 6 * 3600, losingLeftS: 3 * 3600, losingTakenShare: 0.15 },
 } as const
 
 /** Planets joined by a supply line (WarInfo waypoints, stored on one end only). */
@@ -119,19 +122,6 @@ const NEIGHBOURS: ReadonlyMap<number, readonly number[]> = (() => {
 
 /** Galactic effects a front carries (ids of the shipped effects table: gloom, enemy strains and surges, an exostorm). */
 const FRONT_EFFECTS = [1186, 1243, 1285, 1355, 1360, 1373]
-
-interface Counters {
-  missionsWon: number
-  missionsLost: number
-  timePlayed: number
-  bugKills: number
-  automatonKills: number
-  illuminateKills: number
-  bulletsFired: number
-  bulletsHit: number
-  deaths: number
-  friendlies: number
-}
 
 /**
  * A major order. Progress per task type, from the war's own state:
@@ -178,60 +168,7 @@ interface CreditRule {
 /** How long a completed order stays listed, at its goals (longer than the collectors' 5-minute tick, so they see it done). */
 const ORDER_LINGER_S = 1800
 
-const zeroCounters = (): Counters => ({
-  missionsWon: 0, missionsLost: 0, timePlayed: 0, bugKills: 0, automatonKills: 0, illuminateKills: 0,
-  bulletsFired: 0, bulletsHit: 0, deaths: 0, friendlies: 0,
-})
-
-function countersFrom(row: Pick<GalaxyStats, keyof Counters>): Counters {
-  return {
-    missionsWon: row.missionsWon, missionsLost: row.missionsLost, timePlayed: row.timePlayed,
-    bugKills: row.bugKills, automatonKills: row.automatonKills, illuminateKills: row.illuminateKills,
-    bulletsFired: row.bulletsFired, bulletsHit: row.bulletsHit, deaths: row.deaths, friendlies: row.friendlies,
-  }
-}
-
-/** Upstream counter quirks: missionTime == timePlayed, accurracy clamped at 100 (hits exceed shots). */
-function renderCounters(c: Counters, revives: number): GalaxyStats {
-  const won = Math.floor(c.missionsWon)
-  const lost = Math.floor(c.missionsLost)
-  const fired = Math.floor(c.bulletsFired)
-  const hit = Math.floor(c.bulletsHit)
-  const timePlayed = Math.floor(c.timePlayed)
-  return {
-    missionsWon: won,
-    missionsLost: lost,
-    missionTime: timePlayed,
-    bugKills: Math.floor(c.bugKills),
-    automatonKills: Math.floor(c.automatonKills),
-    illuminateKills: Math.floor(c.illuminateKills),
-    bulletsFired: fired,
-    bulletsHit: hit,
-    timePlayed,
-    deaths: Math.floor(c.deaths),
-    revives,
-    friendlies: Math.floor(c.friendlies),
-    missionSuccessRate: won + lost > 0 ? Math.round((100 * won) / (won + lost)) : 0,
-    accurracy: fired > 0 ? Math.min(100, Math.round((100 * hit) / fired)) : 0,
-  }
-}
-
-/** Placeholder rows with negative indices that real Summary payloads carry. */
-const PLACEHOLDER_ROWS: PlanetStats[] = [-1337, -420].map((planetIndex) => ({
-  planetIndex, ...renderCounters({ ...zeroCounters(), missionsWon: 1, timePlayed: 600, bulletsFired: 10, bulletsHit: 12 }, 0),
-}))
-
-/**
- * Total players on all planets at a war time: a daily rhythm (≈40k at night to ≈480k at
- * the evening peak, log-scale) with smooth noise. Pure, so tests can predict it.
- */
-export function playersTotalAt(seed: number, time: number): number {
-  const phase = (time % DAY_S) / DAY_S
-  const rhythm = 0.5 - 0.5 * Math.cos(2 * Math.PI * (phase - 0.3))
-  const noise = smoothNoise(seed, S.total, time, 1800)
-  const base = Math.exp(Math.log(40_000) + rhythm * (Math.log(480_000) - Math.log(40_000)))
-  return Math.round(base * (1 + 0.08 * noise))
-}
+export { playersTotalAt }
 
 /** Median ≈0.0023, mostly 0.0007–0.037, changing every 10 minutes. */
 export function impactMultiplierAt(seed: number, time: number): number {
@@ -247,6 +184,8 @@ export interface WarOptions {
   /** Unix seconds of war start for a fresh war (WarInfo startDate). */
   startDate?: number
   firstDispatchId?: number
+  /** The step at which the demo goes live after its history (OPENING.live); none: no live opening. */
+  liveAtTick?: number
 }
 
 export class War {
@@ -272,18 +211,24 @@ export class War {
   private ordersCreated = 0
   private readonly counters = new Map<number, Counters>()
   private readonly galaxy: Counters
-  private active: number[] = []
+  private readonly crowd: Crowd
   private readonly ids: { campaign: number; event: number; dispatch: number; globalEvent: number }
   /** What order tasks count: defenses won per attacking race, planets liberated. */
   private readonly tally = { defensesWon: new Map<number, number>(), liberated: 0 }
+  /** Planets the players liberated: when, and from whom (CAPTURED.retake). */
+  private readonly liberated = new Map<number, { at: number; from: number }>()
   /** A defense that begins at `at` (or when a slot frees after it). */
   private plannedDefense?: { at: number; planetIndex: number; race: number }
+  /** The step the live opening is staged at (OPENING.live), and the front the crowd rallies to until a war time. */
+  private readonly liveStageTick?: number
+  private rally?: { planetIndex: number; until: number }
   private readonly winRates = new Map<number, number>()
   private readonly credits = new WeakMap<Order, CreditRule[]>()
 
   constructor(opts: WarOptions) {
     this.seed = opts.seed
     this.warId = opts.warId
+    this.crowd = new Crowd(opts.seed)
     const fromSamples = opts.from === 'samples'
     this.startDate = fromSamples ? WAR_INFO_SAMPLE.startDate : (opts.startDate ?? Math.floor(Date.now() / 1000))
     this.startWarTime = fromSamples ? START_WAR_TIME_801 : 0
@@ -310,7 +255,7 @@ export class War {
     } else {
       this.planets = WAR_INFO_SAMPLE.planetInfos.map((p) => ({
         index: p.index, owner: p.initialOwner, health: p.maxHealth,
-        regenPerSecond: p.initialOwner === HUMANS ? HUMAN_REGEN : ENEMY_REGEN, players: 0,
+        regenPerSecond: HUMAN_REGEN, players: 0,
       }))
       this.campaigns = []
       this.events = []
@@ -321,7 +266,11 @@ export class War {
       this.galaxy = zeroCounters()
       this.orders = []
     }
+    // A resumed war keeps the captured regeneration until its owner's next level.
+    if (!fromSamples) for (const p of this.planets) if (p.owner !== HUMANS) p.regenPerSecond = this.regenOf(p.index)
     this.nextOrderAt = this.startWarTime + 3600
+    const stageAt = (opts.liveAtTick ?? 0) - OPENING.live.leadS / STEP_S
+    if (stageAt >= DAY_S / STEP_S) this.liveStageTick = stageAt
     const maxId = (xs: { id: number }[], fallback: number) => Math.max(fallback, ...xs.map((x) => x.id))
     this.ids = {
       campaign: maxId(this.campaigns, 50_000) + 1,
@@ -349,13 +298,24 @@ export class War {
     const race = r(1) < 0.5 ? TERMINIDS : AUTOMATONS
     const [first, second] = this.defenseCandidates(race, r(2), r(3))
     if (first === undefined || second === undefined) return undefined
-    const holdout = this.spawnDefense(first, race, t - DAY_S + 4 * 3600, 400_000 + Math.floor(r(4) * 15) * 100_000)
+    const holdout = this.spawnDefense(first, race, t - DAY_S + 4 * 3600, eventMaxHealth(r(4)))
     this.plannedDefense = { at: t + OPENING.nextDefenseAfterS, planetIndex: second, race }
     // Its liberation target: the enemy front closest to liberation.
     const front = this.campaigns
       .map((c) => this.planet(c.planetIndex))
       .filter((p) => p.owner !== HUMANS)
       .sort((a, b) => a.health - b.health || a.index - b.index)[0]
+    this.issueShowcase(race, front?.index, second, hash32(this.seed, S.showcase) || 2, OPENING.showcaseRallyS, r)
+    return holdout
+  }
+
+  /**
+   * The showcase order (OPENING): a task of every type against `race`, liberating `front`
+   * and holding `hold`, beside the regular orders; the crowd rallies to its front for `rallyS`.
+   */
+  private issueShowcase(race: number, front: number | undefined, hold: number, id32: number, rallyS: number, r: (k: number) => number): void {
+    const t = this.time
+    if (front !== undefined) this.rally = { planetIndex: front, until: t + rallyS }
     const endTime = t + OPENING.showcaseS
     const counted = (type: number, valueTypes: number[], values: number[]) => ({ type, values, valueTypes })
     const tasks: Task[] = [
@@ -363,16 +323,15 @@ export class War {
       counted(TASK_TYPES.eradicate, ERADICATE_VALUE_TYPES, [race, 0, this.countGoal(TASK_TYPES.eradicate, race, 0, t, endTime, r(6)), 0, 0, 0, 0, 0, 0, 0]),
       counted(TASK_TYPES.completeMissions, [VT.race, VT.goal], [race, this.countGoal(TASK_TYPES.completeMissions, race, 0, t, endTime, r(7))]),
       counted(TASK_TYPES.completeOperations, [VT.goal, VT.difficulty], [this.countGoal(TASK_TYPES.completeOperations, 0, 4, t, endTime, r(8)), 4]),
-      ...(front ? [counted(TASK_TYPES.liberation, [VT.goal, VT.locationType, VT.locationIndex], [1, 1, front.index])] : []),
+      ...(front !== undefined ? [counted(TASK_TYPES.liberation, [VT.goal, VT.locationType, VT.locationIndex], [1, 1, front])] : []),
       counted(TASK_TYPES.defense, [VT.race, VT.goal], [race, 2]),
-      counted(TASK_TYPES.control, [VT.goal, VT.locationType, VT.locationIndex], [1, 1, second]),
+      counted(TASK_TYPES.control, [VT.goal, VT.locationType, VT.locationIndex], [1, 1, hold]),
       counted(TASK_TYPES.expand, [VT.goal], [1]),
     ]
     this.issueOrder({
-      id32: hash32(this.seed, S.showcase) || 2, startTime: t, endTime, brief: text.SHOWCASE_BRIEF, tasks,
+      id32, startTime: t, endTime, brief: text.SHOWCASE_BRIEF, tasks,
       progress: tasks.map(() => 0), base: tasks.map((task) => this.tallyFor(task)), reward: 75, flags: 1, showcase: true,
     })
-    return holdout
   }
 
   get time(): number {
@@ -397,70 +356,55 @@ export class War {
     this.accumulate()
     this.runOrders(t)
     this.randomEvents(t)
+    if (this.tick === this.liveStageTick) this.stageLive()
+  }
+
+  /** The live opening (OPENING.live): a showcase order and a rally to its front, a defense on track and one too far behind. */
+  private stageLive(): void {
+    const t = this.time
+    const { leadS, rallyS, winningS, losingLeftS, losingTakenShare } = OPENING.live
+    // The rally's front: against the enemy that regenerates least (opened if there is none), the furthest from liberation.
+    const enemy = this.planets.filter((p) => p.owner !== HUMANS).sort((a, b) => a.regenPerSecond - b.regenPerSecond || a.index - b.index)
+    const weakest = enemy[0]?.owner
+    const defended = new Set(this.events.map((e) => e.planetIndex))
+    const onFront = (c: Campaign) => this.planet(c.planetIndex).owner === weakest && !defended.has(c.planetIndex)
+    if (weakest !== undefined && !this.campaigns.some(onFront)) this.spawnCampaign(this.tick, weakest)
+    const [front] = this.campaigns.filter(onFront).sort((a, b) => this.planet(b.planetIndex).health - this.planet(a.planetIndex).health)
+    const r = (k: number) => rand(this.seed, S.live, k)
+    const race = r(1) < 0.5 ? TERMINIDS : AUTOMATONS
+    const [ahead, behind] = this.defenseCandidates(race, r(2), r(3))
+    if (ahead === undefined || behind === undefined) return
+    this.issueShowcase(race, front?.planetIndex, ahead, hash32(this.seed, S.live) || 3, rallyS, (k) => r(10 + k))
+    const winning = this.spawnDefense(ahead, race, t - leadS, eventMaxHealth(r(4)), true)
+    const losing = this.spawnDefense(behind, race, t + leadS + losingLeftS - DAY_S, eventMaxHealth(r(5)), true)
+    losing.health = Math.round(losing.maxHealth * (1 - losingTakenShare))
+    this.distributePlayers(t)
+    winning.health = Math.min(winning.maxHealth, Math.max(1, this.defenseDamage(ahead)) * (winningS / STEP_S))
   }
 
   // ------------------------------------------------------------------ players
 
   private distributePlayers(t: number): void {
-    for (const i of this.active) this.planet(i).players = 0
-    const plan = this.playerPlan(t)
-    const total = playersTotalAt(this.seed, t)
-    const weights = plan.others.map((i, k) => (plan.weights[k] ?? 0) * (1 + 0.1 * smoothNoise(this.seed, S.jitter * 1000 + i, t, 1800)))
-    const weightSum = weights.reduce((a, b) => a + b, 0) || 1
-    const spread = total * (1 - plan.busiestShare - plan.superEarthShare)
-    let assigned = 0
-    plan.others.forEach((i, k) => {
-      const n = Math.floor((spread * (weights[k] ?? 0)) / weightSum)
-      this.planet(i).players = n
-      assigned += n
+    const rally = this.rally && t < this.rally.until && this.planet(this.rally.planetIndex).owner !== HUMANS ? this.rally.planetIndex : undefined
+    this.crowd.spread(t, {
+      planets: this.planets, defended: this.events.map((e) => e.planetIndex), campaigns: this.campaigns.map((c) => c.planetIndex), rally,
+      targets: this.orders.flatMap((o) => o.tasks.map(planetOf)).filter((i): i is number => i !== undefined && this.planets[i]?.owner !== HUMANS),
     })
-    if (plan.busiest !== 0) {
-      const se = Math.floor(total * plan.superEarthShare)
-      this.planet(0).players = se
-      assigned += se
-    }
-    // Rounding leftovers go to the busiest planet, so the sum is exactly the total.
-    this.planet(plan.busiest).players = total - assigned
-    this.active = plan.set
-  }
-
-  private plan?: { key: string; set: number[]; busiest: number; busiestShare: number; superEarthShare: number; others: number[]; weights: number[] }
-
-  /**
-   * Which planets hold players and their base weights; changes every 6 h or when the fronts
-   * or the orders' targets change. The players crowd where it matters: the busiest planet is
-   * a defense or a planet an order names that the players do not hold (else a front), and
-   * those planets, then the fronts, draw more of the rest than the planets behind the lines.
-   */
-  private playerPlan(t: number) {
-    const epoch = Math.floor(t / EPOCH_S)
-    const fronts = [...new Set([...this.events.map((e) => e.planetIndex), ...this.campaigns.map((c) => c.planetIndex)])]
-    const targets = this.orders.flatMap((o) => o.tasks.map(planetOf)).filter((i): i is number => i !== undefined && this.planets[i]?.owner !== HUMANS)
-    const focus = [...new Set([...this.events.map((e) => e.planetIndex), ...targets])].filter((i) => i !== 0)
-    const key = `${epoch}:${fronts.join(',')}:${focus.join(',')}`
-    if (this.plan?.key === key) return this.plan
-    const target = 20 + Math.floor(rand(this.seed, S.active, epoch) * 10)
-    const set = [0, ...fronts.filter((i) => i !== 0)].slice(0, target)
-    for (let k = 0; set.length < target && k < 500; k++) {
-      const candidate = this.planets[hash32(this.seed, S.fill, epoch, k) % this.planets.length]
-      if (candidate && !set.includes(candidate.index)) set.push(candidate.index)
-    }
-    const frontsInSet = set.filter((i) => i !== 0 && fronts.includes(i))
-    const focusInSet = focus.filter((i) => set.includes(i))
-    const busiest = pick(focusInSet.length ? focusInSet : frontsInSet.length ? frontsInSet : set, rand(this.seed, S.busy, epoch)) ?? 0
-    const others = set.filter((i) => i !== busiest && i !== 0)
-    this.plan = {
-      key, set, busiest, others,
-      busiestShare: 0.35 + 0.25 * rand(this.seed, S.share, epoch),
-      superEarthShare: busiest === 0 ? 0 : 0.004,
-      weights: others.map((i) => (focus.includes(i) ? WEIGHT.focus : fronts.includes(i) ? WEIGHT.front : WEIGHT.rear) + rand(this.seed, S.weight, epoch, i)),
-    }
-    return this.plan
   }
 
   // ------------------------------------------------------------------ fronts
 
+  /** An enemy planet's regeneration at this step: its owner's level of the period. */
+  private regenOf(index: number): number {
+    const planet = this.planet(index)
+    return regenFor(planet.owner, rand(this.seed, S.regen, planet.owner, Math.floor(this.time / CAPTURED.regenPeriodS)), this.maxHealth(index))
+  }
+
   private fight(t: number): void {
+    // Each owner's regeneration changes by period, on all its planets at once.
+    if (t % CAPTURED.regenPeriodS < STEP_S) for (const p of this.planets) if (p.owner !== HUMANS) p.regenPerSecond = this.regenOf(p.index)
+    // Now and then the enemy takes a planet back without a defense, nearly liberated: a front at once.
+    if (rand(this.seed, S.retake, this.tick) < STEP_S / CAPTURED.retake.everyS) this.retake(t)
     for (const event of [...this.events]) {
       const planet = this.planet(event.planetIndex)
       event.health = Math.max(0, event.health - this.defenseDamage(planet.index))
@@ -471,12 +415,13 @@ export class War {
       } else if (t >= event.expireTime) {
         this.endEvent(event, false)
         planet.owner = event.race
-        planet.health = this.maxHealth(planet.index)
-        planet.regenPerSecond = ENEMY_REGEN
+        planet.health = Math.round(this.maxHealth(planet.index) * CAPTURED.lostDefenseHealth)
+        planet.regenPerSecond = this.regenOf(planet.index)
         this.dispatch(text.lostText(this.name(planet.index)))
       }
     }
     const defended = new Set(this.events.map((e) => e.planetIndex))
+    const push = liberationImpact(this.crowd.total)
     for (const campaign of [...this.campaigns]) {
       if (defended.has(campaign.planetIndex)) continue
       const planet = this.planet(campaign.planetIndex)
@@ -484,9 +429,16 @@ export class War {
         this.campaigns = this.campaigns.filter((c) => c !== campaign)
         continue
       }
-      const net = planet.regenPerSecond - planet.players * LIBERATION_IMPACT
-      planet.health = Math.min(this.maxHealth(planet.index), Math.max(0, Math.round(planet.health + net * STEP_S)))
+      const maxHealth = this.maxHealth(planet.index)
+      const net = planet.regenPerSecond - planet.players * push
+      planet.health = Math.min(maxHealth, Math.max(0, Math.round(planet.health + net * STEP_S)))
+      // A front left at the enemy's full health is closed in time (drawn hourly).
+      if (planet.health === maxHealth && this.tick % HOUR_STEPS === 0 && withdrawn(rand(this.seed, S.withdraw, this.tick, campaign.id), 3600)) {
+        this.campaigns = this.campaigns.filter((c) => c !== campaign)
+        continue
+      }
       if (planet.health === 0) {
+        this.liberated.set(planet.index, { at: t, from: planet.owner })
         planet.owner = HUMANS
         planet.health = this.maxHealth(planet.index)
         planet.regenPerSecond = HUMAN_REGEN
@@ -496,13 +448,16 @@ export class War {
         this.spawnCampaign(this.tick)
       }
     }
+    // As many fronts open as usual: new ones where fronts closed.
+    const open = () => this.campaigns.filter((c) => !defended.has(c.planetIndex)).length
+    while (open() < CAPTURED.typicalFronts && this.spawnCampaign(this.tick + 0.5)) {}
     this.refreshAttacks()
   }
 
   /** What a defended planet's players take off the event's health in a step (at least 1 while anyone fights). */
   private defenseDamage(index: number): number {
     const players = this.planet(index).players
-    return players > 0 ? Math.max(1, Math.round(players * DEFENSE_IMPACT * STEP_S)) : 0
+    return players > 0 ? Math.max(1, Math.round(players * defenseImpact(this.crowd.total) * STEP_S)) : 0
   }
 
   /**
@@ -582,28 +537,49 @@ export class War {
   }
 
   /** A new liberation campaign on an enemy planet without one; false when none is left. */
-  private spawnCampaign(salt: number): boolean {
+  private spawnCampaign(salt: number, against?: number): boolean {
     const busy = new Set(this.campaigns.map((c) => c.planetIndex))
-    const candidates = this.planets.filter((p) => p.owner !== HUMANS && !busy.has(p.index))
-    const planet = pick(candidates, rand(this.seed, S.newCampaign, salt))
+    const free = this.planets.filter((p) => p.owner !== HUMANS && !busy.has(p.index))
+    // The fronts split between the enemies as in the captures, however many planets each holds.
+    const owner = against ?? ownerBy(CAPTURED.frontShare, new Set(free.map((p) => p.owner)), rand(this.seed, S.newCampaign, salt, 1))
+    const planet = pick(free.filter((p) => p.owner === owner), rand(this.seed, S.newCampaign, salt))
     if (!planet) return false
     this.campaigns.push({ id: this.ids.campaign++, planetIndex: planet.index, type: 0, count: 1 + (hash32(this.seed, salt) % 5) })
     return true
   }
 
+  /** A planet the players liberated lately falls back to its enemy, nearly liberated, and is a front at once (CAPTURED.retake). */
+  private retake(t: number): void {
+    const r = (k: number) => rand(this.seed, S.retake, this.tick, k)
+    const busy = new Set([...this.campaigns.map((c) => c.planetIndex), ...this.events.map((e) => e.planetIndex)])
+    for (const [i, l] of this.liberated) if (t - l.at > CAPTURED.retake.withinS || this.planet(i).owner !== HUMANS) this.liberated.delete(i)
+    const lately = [...this.liberated].filter(([i]) => !busy.has(i))
+    const [index, { from }] = pick(lately, r(1)) ?? [undefined, { from: 0 }]
+    if (index === undefined || this.campaigns.length > MAX_CAMPAIGNS) return
+    this.liberated.delete(index)
+    const planet = this.planet(index)
+    const [least, most] = CAPTURED.retake.healthShare
+    planet.owner = from
+    planet.health = Math.round(this.maxHealth(index) * (least + (most - least) * r(3)))
+    planet.regenPerSecond = this.regenOf(index)
+    this.campaigns.push({ id: this.ids.campaign++, planetIndex: index, type: 0, count: 1 + (hash32(this.seed, S.retake, this.tick) % 5) })
+    this.dispatch(text.lostText(this.name(index)))
+  }
+
   private randomEvents(t: number): void {
-    const maxHealth = () => 400_000 + Math.floor(rand(this.seed, S.defense, this.tick, 1) * 15) * 100_000
+    const maxHealth = () => eventMaxHealth(rand(this.seed, S.defense, this.tick, 1))
     const planned = this.plannedDefense
     if (planned && t >= planned.at && this.events.length < 2) {
       this.plannedDefense = undefined
       const [planetIndex] = this.defenseCandidates(planned.race, rand(this.seed, S.defensePick, this.tick), 0, planned.planetIndex)
       if (planetIndex !== undefined) this.spawnDefense(planetIndex, planned.race, t, maxHealth(), true)
     }
-    // About one new defense every 16 h (every 6 h while an order asks for defenses), at most
-    // two at a time, on a planet next to the attacker's territory.
+    // A new defense as often as in the captures (every 6 h while an order asks for defenses),
+    // at most two at a time, on a planet next to the attacker's territory.
     const wanted = this.orders.flatMap((o) => o.tasks.filter((task, i) => task.type === TASK_TYPES.defense && (o.progress[i] ?? 0) < goalOf(task)))
-    const rate = STEP_S / (wanted.length > 0 ? 21_600 : 57_600)
-    if (this.events.length < 2 && rand(this.seed, S.defense, this.tick) < rate) {
+    const rate = STEP_S / (wanted.length > 0 ? 21_600 : CAPTURED.defenseEveryS)
+    const beforeLive = this.liveStageTick !== undefined && this.tick >= this.liveStageTick - DAY_S / STEP_S && this.tick < this.liveStageTick
+    if (this.events.length < 2 && !beforeLive && rand(this.seed, S.defense, this.tick) < rate) {
       const asked = wanted.map((task) => valueOf(task, VT.race) ?? 0).find((race) => race > 0)
       const race = asked ?? (rand(this.seed, S.defense, this.tick, 2) < 0.5 ? TERMINIDS : AUTOMATONS)
       const [planetIndex] = this.defenseCandidates(race, rand(this.seed, S.defensePick, this.tick), 0)
@@ -619,7 +595,7 @@ export class War {
 
   private accumulate(): void {
     const raceOf = new Map(this.events.map((e) => [e.planetIndex, e.race]))
-    for (const index of this.active) {
+    for (const index of this.crowd.active) {
       const planet = this.planet(index)
       if (planet.players === 0) continue
       const seconds = planet.players * STEP_S

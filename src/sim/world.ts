@@ -12,6 +12,12 @@ export interface WorldOptions {
   /** Time acceleration; 0 = time moves only through advance(). */
   speed: number
   now?: () => number
+  /**
+   * Simulated seconds after the start at which the demo goes live after its history
+   * (seedDemoHistory: the history's length): the war stages its live opening (OPENING.live)
+   * shortly before. None: no live opening.
+   */
+  liveAfterS?: number
 }
 
 export interface SimState {
@@ -53,7 +59,8 @@ export class World {
     this.speed = opts.speed
     this.now = opts.now ?? Date.now
     this.startedAtMs = this.now()
-    const first = new War({ seed: this.seed, warId: 801, from: 'samples' })
+    const liveAtTick = opts.liveAfterS === undefined ? undefined : Math.floor((opts.liveAfterS * WAR_TIME_RATE) / STEP_S + 1e-9)
+    const first = new War({ seed: this.seed, warId: 801, from: 'samples', liveAtTick })
     this.wars.set(first.warId, first)
     this.currentId = first.warId
   }

@@ -12,6 +12,7 @@ import { createLogger, errorText } from '../log.ts'
  *
  *   npm run import -- captures.ndjson[.gz]
  *   npm run import -- --git ./archive --path data/status.json [--path data/summary.json …]
+ *   npm run import -- --git ./helldivers-history --path 801_full_v1.json   (the community's v1 JSON)
  *
  * A progress line on stderr (captures, rate, ETA), then the summary on stderr in words and
  * on stdout as one JSON line. Exit 0 when the source was read to its end (skipped captures
@@ -24,7 +25,8 @@ const USAGE = `usage: npm run import -- FILE.ndjson[.gz]
 options:
   --war-id N      war of captures that name none (default: WAR_ID)
   --batch N       captures per transaction (default 100)
-  --language TAG  language of the archive's texts (default: the first of FEED_LANGUAGES)
+  --language TAG  language of the archive's texts (default: the first of FEED_LANGUAGES);
+                  of a community v1 JSON archive (every language): the primary one
 The database is DATABASE_URL, or the embedded one in DATA_DIR (the service must be stopped).`
 
 function usage(message?: string): never {
@@ -85,9 +87,10 @@ if (!config.databaseUrl) {
   if (pid !== null) inUse(config.dataDir, pid)
 }
 
+const language = values.language ?? config.feedLanguages[0]
 let source: CaptureSource
 try {
-  source = values.git !== undefined ? await gitSource(values.git, values.path!) : await ndjsonSource(positionals[0]!)
+  source = values.git !== undefined ? await gitSource(values.git, values.path!, { language }) : await ndjsonSource(positionals[0]!)
 } catch (err) {
   process.stderr.write(`import: ${err instanceof SourceError ? err.message : errorText(err)}\n`)
   process.exit(1)
@@ -126,7 +129,7 @@ try {
   try {
     let last: ImportProgress | null = null
     summary = await importCaptures({
-      db, source, warId: warArg ?? config.warId, language: values.language ?? config.feedLanguages[0], batchSize, signal: stop.signal, log,
+      db, source, warId: warArg ?? config.warId, language, batchSize, signal: stop.signal, log,
       onProgress: (p) => {
         last = p
         showProgress(p)
@@ -149,7 +152,14 @@ process.stderr.write(
     `${summary.imported} imported, ${summary.duplicates} duplicates, ${summary.skipped} skipped${reasons ? ` (${reasons})` : ''}\n` +
     summary.skippedCaptures.map((c) => `  skipped ${c.ref}: ${c.reason}: ${c.detail}\n`).join('') +
     (summary.skipped > summary.skippedCaptures.length ? `  … and ${summary.skipped - summary.skippedCaptures.length} more\n` : '') +
-    (summary.from ? `  captures from ${summary.from} to ${summary.to}; rollups refreshed: ${summary.refreshed.join(', ') || 'none'}\n` : ''),
+    (summary.from ? `  captures from ${summary.from} to ${summary.to}; rollups refreshed: ${summary.refreshed.join(', ') || 'none'}\n` : '') +
+    (summary.notRebuilt.length
+      ? `  not in the community JSON, left out or null (never made up):\n` + summary.notRebuilt.map((g) => `    ${g.gap} (${g.captures} captures): ${g.detail}\n`).join('')
+      : '') +
+    (summary.reading
+      ? `  reading, per capture: ${Math.round(summary.reading.bytes / 1024)} KB, ${summary.reading.totalMs} ms (waiting ${summary.reading.waitMs}, ` +
+        `parsing ${summary.reading.parseMs}, rebuilding ${summary.reading.rebuildMs}, collecting ${summary.reading.gcMs}, checking and mapping ${summary.reading.prepareMs})\n`
+      : ''),
 )
 process.stdout.write(JSON.stringify(summary) + '\n')
 process.exit(summary.aborted ? 130 : 0)

@@ -22,6 +22,9 @@
  *   (storage/changes.ts), so running services move their data versions at its commit.
  * - Rollups: every capture's write invalidates them as a live tick's does; refreshed once
  *   at the end (storage/rollups.ts), not per capture.
+ * - Rebuilt captures (the community's JSON, community.ts): their texts in every language
+ *   are stored, as the live collector stores FEED_LANGUAGES'; the summary counts what they
+ *   could not give (`notRebuilt`).
  */
 import { randomUUID } from 'node:crypto'
 import type { CollectorName, Tick, WriteResult } from '../collect/collector.ts'
@@ -32,12 +35,14 @@ import { warInfo } from '../collect/war-info.ts'
 import { isTransient, type Sql, type Tx } from '../db/connect.ts'
 import type { Edition } from '../db/edition.ts'
 import type { Fetched } from '../feeds/throttle.ts'
-import { parseAssignments, parseNewsFeed, parseWarInfo, parseWarStatus, parseWarSummary, type WarStatus } from '../feeds/upstream.ts'
+import type { Parsed } from '../feeds/schema.ts'
+import { parseAssignments, parseNewsFeed, parseWarInfo, parseWarStatus, parseWarSummary, type Assignment, type WarInfo, type WarStatus } from '../feeds/upstream.ts'
 import { errorText, type Logger } from '../log.ts'
 import { announce, type DataVersions, type Dataset } from '../storage/changes.ts'
 import { upstreamWarTimes } from '../storage/player-counts.ts'
 import { refreshRollups, refreshWrittenRange, type SourceTable } from '../storage/rollups.ts'
 import { seenUntil } from '../storage/ticks.ts'
+import { GAPS, parseRebuiltAssignments, parseRebuiltWarInfo, type Gap } from './community.ts'
 import type { Capture, CaptureSource, SourceItem } from './sources.ts'
 
 export interface ImportOptions {
@@ -45,7 +50,10 @@ export interface ImportOptions {
   source: CaptureSource
   /** The war of captures that name none (neither the NDJSON line nor the status's `warId`): WAR_ID. */
   warId: number
-  /** The language the archive's texts were fetched in (Accept-Language): the primary of FEED_LANGUAGES. */
+  /**
+   * The language the archive's texts were fetched in (Accept-Language): the primary of
+   * FEED_LANGUAGES. A capture rebuilt from the community's JSON says its own (the source's).
+   */
   language?: string
   /** Captures per transaction (default 100). */
   batchSize?: number
@@ -101,6 +109,18 @@ export interface ImportSummary {
   to: string | null
   /** Raw tables whose continuous aggregates were refreshed (Community), or `rollups` (the other editions). */
   refreshed: string[]
+  /**
+   * What captures rebuilt from the community's JSON could not give (community.ts GAPS): each
+   * gap with the captures imported or found stored that have it; empty for raw payloads.
+   */
+  notRebuilt: { gap: Gap; captures: number; detail: string }[]
+  /**
+   * What reading and mapping cost, in ms per capture read: waiting for input (git's answers;
+   * it overlaps the writes of the batch before), JSON parsing, rebuilding (community), the
+   * collections the source asks for, the schema checks and the collectors' `map`
+   * (prepare); with the bytes read per capture. Null before any capture was read.
+   */
+  reading: { bytes: number; waitMs: number; parseMs: number; rebuildMs: number; gcMs: number; prepareMs: number; totalMs: number } | null
   aborted: boolean
   durationMs: number
   capturesPerSecond: number
@@ -117,6 +137,8 @@ interface Prepared {
   /** The status's war time (null: a war info without a status). */
   warTime: number | null
   ticks: { collector: AnyCollector; tick: Tick }[]
+  /** What the capture, rebuilt from another shape, could not give. */
+  gaps?: readonly Gap[]
 }
 
 type Outcome = { kind: 'imported' | 'duplicate'; written: Record<string, number>; changed: Dataset[] }
@@ -131,8 +153,10 @@ export async function importCaptures(opts: ImportOptions): Promise<ImportSummary
   const t0 = performance.now()
   const s: ImportSummary = {
     source: source.label, captures: 0, imported: 0, duplicates: 0, skipped: 0, skippedByReason: {}, skippedCaptures: [],
-    rows: {}, from: null, to: null, refreshed: [], aborted: false, durationMs: 0, capturesPerSecond: 0,
+    rows: {}, from: null, to: null, refreshed: [], notRebuilt: [], reading: null, aborted: false, durationMs: 0, capturesPerSecond: 0,
   }
+  const gaps = new Map<Gap, number>()
+  const prepareMs = { total: 0 }
   let range: { from: Date; to: Date } | null = null
   const seen = (at: Date) => {
     range = range ? { from: at < range.from ? at : range.from, to: at > range.to ? at : range.to } : { from: at, to: at }
@@ -144,11 +168,12 @@ export async function importCaptures(opts: ImportOptions): Promise<ImportSummary
     // Listed in the summary (the first SKIPPED_LISTED); a log line each only when debugging.
     opts.log?.debug('import: capture skipped', { ref, reason, detail })
   }
-  const count = (o: Outcome, at: Date) => {
+  const count = (o: Outcome, p: Prepared) => {
     if (o.kind === 'imported') s.imported++
     else s.duplicates++
     for (const [k, n] of Object.entries(o.written)) if (n > 0) s.rows[k] = (s.rows[k] ?? 0) + n
-    seen(at)
+    for (const gap of p.gaps ?? []) gaps.set(gap, (gaps.get(gap) ?? 0) + 1)
+    seen(p.at)
   }
   const progress = () => {
     const elapsedMs = performance.now() - t0
@@ -164,7 +189,7 @@ export async function importCaptures(opts: ImportOptions): Promise<ImportSummary
   }
 
   // The next batch is read and mapped while the one before is written.
-  const batches = readBatches(source, batchSize, language, opts.warId)[Symbol.asyncIterator]()
+  const batches = readBatches(source, batchSize, language, opts.warId, prepareMs)[Symbol.asyncIterator]()
   try {
     let next = batches.next()
     for (;;) {
@@ -179,9 +204,9 @@ export async function importCaptures(opts: ImportOptions): Promise<ImportSummary
         if ('skipped' in item) skip(item.ref, item.skipped, item.detail)
         else ready.push(item)
       }
-      const toWrite = await dropStored(db.sql, ready, (p) => count({ kind: 'duplicate', written: {}, changed: [] }, p.at))
+      const toWrite = await dropStored(db.sql, ready, (p) => count({ kind: 'duplicate', written: {}, changed: [] }, p))
       if (toWrite.length) {
-        for (const [p, o] of await writeBatch(db.sql, toWrite, signal, skip, opts.versions)) count(o, p.at)
+        for (const [p, o] of await writeBatch(db.sql, toWrite, signal, skip, opts.versions)) count(o, p)
       }
       progress()
     }
@@ -201,6 +226,8 @@ export async function importCaptures(opts: ImportOptions): Promise<ImportSummary
     s.to = written.to.toISOString()
     s.refreshed = await refreshOnce(db, written, s.rows, opts)
   }
+  s.notRebuilt = (Object.keys(GAPS) as Gap[]).flatMap((gap) => (gaps.has(gap) ? [{ gap, captures: gaps.get(gap)!, detail: GAPS[gap] }] : []))
+  s.reading = readingCost(source, s.captures, prepareMs.total)
   s.durationMs = Math.round(performance.now() - t0)
   s.capturesPerSecond = s.durationMs > 0 ? Math.round((s.captures * 1000 * 10) / s.durationMs) / 10 : 0
   return s
@@ -210,16 +237,29 @@ export async function importCaptures(opts: ImportOptions): Promise<ImportSummary
 
 type BatchItem = Prepared | { ref: string; skipped: SkipReason; detail: string }
 
-async function* readBatches(source: CaptureSource, size: number, language: string, defaultWarId: number): AsyncGenerator<BatchItem[]> {
+async function* readBatches(source: CaptureSource, size: number, language: string, defaultWarId: number, spent: { total: number }): AsyncGenerator<BatchItem[]> {
   let batch: BatchItem[] = []
   for await (const item of source.items()) {
+    const t0 = performance.now()
     batch.push(prepare(item, language, defaultWarId))
+    spent.total += performance.now() - t0
     if (batch.length >= size) {
       yield batch
       batch = []
     }
   }
   if (batch.length) yield batch
+}
+
+/** The cost of reading per capture read, in ms (3 decimals), with the bytes per capture. */
+function readingCost(source: CaptureSource, captures: number, prepareMs: number): ImportSummary['reading'] {
+  if (captures === 0) return null
+  const c = source.cost?.() ?? { bytes: 0, waitMs: 0, parseMs: 0, rebuildMs: 0, gcMs: 0 }
+  const per = (ms: number) => Math.round((ms / captures) * 1000) / 1000
+  return {
+    bytes: Math.round(c.bytes / captures), waitMs: per(c.waitMs), parseMs: per(c.parseMs), rebuildMs: per(c.rebuildMs), gcMs: per(c.gcMs),
+    prepareMs: per(prepareMs), totalMs: per(c.waitMs + c.parseMs + c.rebuildMs + c.gcMs + prepareMs),
+  }
 }
 
 const fetched = <T>(parsed: { data: T; drift: Fetched<T>['drift'] }, at: Date): Fetched<T> => ({ data: parsed.data, drift: parsed.drift, fetchedAt: at, fromCache: false, stale: false })
@@ -230,7 +270,10 @@ const validWarId = (v: unknown): number | undefined => (Number.isInteger(v) && (
  * One capture's ticks, mapped by the collectors as a live run maps what it fetched: the
  * full-status tick and the upstream player count when there is a status, the war info
  * when there is one. Each payload is checked against its feed's schema; one that fails
- * skips the capture, as it fails a live run.
+ * skips the capture, as it fails a live run. A capture rebuilt from the community's JSON
+ * brings its texts in every language (the full-status tick stores them as the live one
+ * stores FEED_LANGUAGES'), and its war info and assignments are checked with the fields it
+ * cannot give as null (community.ts).
  */
 export function prepare(item: SourceItem, language: string, defaultWarId: number): BatchItem {
   if (item.error !== undefined) return { ref: item.ref, skipped: 'unreadable', detail: item.error }
@@ -243,9 +286,14 @@ export function prepare(item: SourceItem, language: string, defaultWarId: number
       detail: `only ${Object.keys(c.parts).join(', ') || 'nothing'}: a summary, assignments or newsfeed is stored with the status captured with it (its tick), never alone`,
     }
   }
+  const rebuilt = c.rebuilt
+  // A rebuilt war info's sector ids and assignments' setting types are null: the collectors'
+  // map copies them into the rows as they are (upstream_sector_id, setting_type: null).
+  const checkInfo = rebuilt ? (v: unknown) => parseRebuiltWarInfo(v) as unknown as Parsed<WarInfo> : parseWarInfo
+  const checkAssignments = rebuilt ? (v: unknown) => parseRebuiltAssignments(v) as unknown as Parsed<Assignment[]> : parseAssignments
   try {
     const status = rawStatus === undefined ? null : fetched(parseWarStatus(rawStatus), at)
-    const info = rawInfo === undefined ? null : fetched(parseWarInfo(rawInfo), at)
+    const info = rawInfo === undefined ? null : fetched(checkInfo(rawInfo), at)
     const warId = c.warId ?? validWarId((rawStatus as { warId?: unknown } | undefined)?.warId) ?? validWarId((rawInfo as { warId?: unknown } | undefined)?.warId) ?? defaultWarId
     const ticks: Prepared['ticks'] = []
     const tick = (collector: AnyCollector, rows: unknown) =>
@@ -259,18 +307,27 @@ export function prepare(item: SourceItem, language: string, defaultWarId: number
       const payload = {
         status,
         summary: rawSummary === undefined ? null : fetched(parseWarSummary(rawSummary), at),
-        assignments: rawAssignments === undefined ? null : fetched(parseAssignments(rawAssignments), at),
+        assignments: rawAssignments === undefined ? null : fetched(checkAssignments(rawAssignments), at),
         news: rawNews === undefined ? null : fetched(parseNewsFeed(rawNews), at),
-        // The archive holds one language's texts: the primary's, from the tick's own rows.
-        languages: { fetched: [], stored: new Map() },
-        primary: language,
+        // A raw archive holds one language's texts: the primary's, from the tick's own rows;
+        // a rebuilt capture every language's. None is known stored (an empty map): every
+        // text goes with the tick, and one stored already is not written again (its key).
+        languages: {
+          fetched: (rebuilt?.languages ?? []).map((l) => ({
+            language: l.language,
+            ...(l.assignments === undefined ? {} : { assignments: checkAssignments(l.assignments).data }),
+            ...(l.newsfeed === undefined ? {} : { news: parseNewsFeed(l.newsfeed).data }),
+          })),
+          stored: new Map(),
+        },
+        primary: rebuilt?.language ?? language,
       }
       tick(fullStatus, fullStatus.map(payload, { warId, now: at }).rows)
       tick(playerCount, playerCount.map({ status, pcstore: null }, { warId, now: at }).rows)
     }
-    return { ref: c.ref, at, warId, warTime: status?.data.time ?? null, ticks }
+    return { ref: c.ref, at, warId, warTime: status?.data.time ?? null, ticks, ...(rebuilt ? { gaps: rebuilt.gaps } : {}) }
   } catch (err) {
-    return { ref: c.ref, skipped: 'schema', detail: errorText(err) }
+    return { ref: c.ref, skipped: 'schema', detail: rebuilt ? `${errorText(err)} (rebuilt from the community's JSON)` : errorText(err) }
   }
 }
 

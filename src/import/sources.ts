@@ -2,7 +2,8 @@
  * Where an import's captures come from:
  * - a git archive (`gitSource`): every commit that changed the file(s), oldest first; the
  *   capture time is the committer date, each file is a raw upstream payload whose feed is
- *   told by its shape (`detectFeed`);
+ *   told by its shape (`detectFeed`), or the community API's merged v1 JSON, rebuilt as
+ *   the upstream payloads it was made from (community.ts);
  * - an NDJSON file, plain or gzip (`ndjsonSource`): one capture per line,
  *   `{"capturedAt": ISO, "warId": N, "status": {…}, "summary"?: {…}, "assignments"?: […],
  *   "newsfeed"?: […], "warInfo"?: {…}}`.
@@ -15,6 +16,8 @@ import { isAbsolute, relative, resolve } from 'node:path'
 import { createGunzip } from 'node:zlib'
 import { isUtf8 } from 'node:buffer'
 import type { Readable } from 'node:stream'
+import { communityReader, isCommunityFull, type Rebuilt } from './community.ts'
+import { IncrementalParser } from './incremental.ts'
 
 /** The upstream feeds a capture may hold, by the names of the NDJSON format. */
 export const FEED_KINDS = ['status', 'warInfo', 'summary', 'assignments', 'newsfeed'] as const
@@ -28,6 +31,8 @@ export interface Capture {
   /** The war the capture names (NDJSON `warId`); the importer falls back to the payloads' and then to its default. */
   warId?: number
   parts: Partial<Record<FeedKind, unknown>>
+  /** Rebuilt from the community's JSON: its texts in other languages, its gaps. */
+  rebuilt?: Rebuilt
 }
 
 /** A capture, or why the source could not read one (the import reports it and goes on). */
@@ -43,7 +48,25 @@ export interface CaptureSource {
   items(): AsyncIterable<SourceItem>
   /** Ends what the source started (a git process); safe to call twice. */
   close(): Promise<void>
+  /** What reading has cost so far (a source that does not measure it has none). */
+  cost?(): SourceCost
 }
+
+/** A source's own cost, summed over the captures read (the import summary reports it per capture). */
+export interface SourceCost {
+  /** Bytes of the files or lines read. */
+  bytes: number
+  /** Waiting for input (git cat-file's answers, the file's chunks): input slower than the import. */
+  waitMs: number
+  /** JSON parsing. */
+  parseMs: number
+  /** Rebuilding upstream payloads from another shape (community.ts). */
+  rebuildMs: number
+  /** Collections the source asked for (gitSource, GC_EVERY_BYTES). */
+  gcMs: number
+}
+
+const noCost = (): SourceCost => ({ bytes: 0, waitMs: 0, parseMs: 0, rebuildMs: 0, gcMs: 0 })
 
 /** The source cannot be read at all (no such file, not a git repository): the import does not start. */
 export class SourceError extends Error {
@@ -80,10 +103,15 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
  * the repository's root, or absolute inside it): the commits that changed any of them,
  * oldest first. At each commit every file is read as it is then (a file the commit did
  * not change is the version before it), so a status archived with its summary, assignments
- * and newsfeed in one repository is imported as whole ticks. The objects are read by one
- * `git cat-file --batch` process, the requests sent ahead of the answers.
+ * and newsfeed in one repository is imported as whole ticks. A file holding the community's
+ * merged v1 JSON is one whole capture by itself; `language` is the one whose texts fill its
+ * rebuilt parts (the import's primary), the others go with it.
+ *
+ * Streamed: the objects are read by one `git cat-file --batch` process, the requests sent
+ * a few commits ahead of the answers (up to AHEAD_BYTES of files), each file parsed and
+ * mapped as it arrives and let go once its capture is handed on.
  */
-export async function gitSource(repo: string, paths: string[]): Promise<CaptureSource> {
+export async function gitSource(repo: string, paths: string[], opts: { language?: string } = {}): Promise<CaptureSource> {
   if (!paths.length) throw new SourceError('--git needs at least one --path')
   const top = (await git(repo, ['rev-parse', '--show-toplevel'])).trim()
   const files = paths.map((p) => {
@@ -114,19 +142,29 @@ export async function gitSource(repo: string, paths: string[]): Promise<CaptureS
     p.kill()
     await p.exited
   }
+  const cost = noCost()
   return {
     label: `git ${top} (${files.join(', ')}): ${commits.length} commits`,
     total: commits.length,
     readFraction: () => null,
     close,
+    cost: () => ({ ...cost }),
     async *items() {
       const p = Bun.spawn(['git', '-C', top, 'cat-file', '--batch'], { stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
       proc = p
       const out = new ByteReader(p.stdout)
-      /** The file kind seen last at each path: an empty array (no order, no news) keeps it. */
-      const kinds = new Map<string, FeedKind>()
-      // Requests go out this many commits ahead of the answers read.
-      const AHEAD = 32
+      const reader: CommitReader = {
+        kinds: new Map(),
+        community: communityReader(opts.language ?? 'en-US'),
+        // The community's dispatches are dated anew at each sync: compared without `published`.
+        parsers: new Map(files.map((f) => [f, new IncrementalParser({ aside: { dispatches: 'published' } })])),
+        cost,
+      }
+      const buffers = new FileBuffers()
+      // Requests go out ahead of the answers read: up to 32 commits, fewer of big files
+      // (the community's are ~1.6 MB), so what git has answered and is not read yet stays small.
+      let ahead = 2
+      let sinceGc = 0
       let sent = 0
       const sendUpTo = (n: number) => {
         let chunk = ''
@@ -138,23 +176,36 @@ export async function gitSource(repo: string, paths: string[]): Promise<CaptureS
       }
       try {
         for (let i = 0; i < commits.length; i++) {
-          sendUpTo(i + AHEAD)
+          sendUpTo(i + ahead)
           const { hash, date } = commits[i]!
           const ref = `commit ${hash.slice(0, 12)}`
-          const contents: { file: string; text: string | null }[] = []
+          const contents: { file: string; bytes: Uint8Array | null }[] = []
+          let commitBytes = 0
+          const t0 = performance.now()
           for (const file of files) {
             const header = await out.readLine()
             if (header === null) throw new SourceError(`git cat-file ended early: ${await new Response(p.stderr).text()}`)
             if (header.endsWith(' missing') || header.endsWith(' ambiguous')) {
-              contents.push({ file, text: null })
+              contents.push({ file, bytes: null })
               continue
             }
             const size = Number(header.split(' ')[2])
             if (!Number.isInteger(size)) throw new SourceError(`git cat-file: unexpected answer ${JSON.stringify(header)}`)
-            const body = await out.readBytes(size + 1) // the object and its newline
-            contents.push({ file, text: new TextDecoder().decode(body.subarray(0, size)) })
+            const body = await out.readBytes(size + 1, buffers.next(file, size + 1)) // the object and its newline
+            contents.push({ file, bytes: body.subarray(0, size) })
+            commitBytes += size
           }
-          yield commitCapture(ref, date, contents, kinds)
+          cost.waitMs += performance.now() - t0
+          cost.bytes += commitBytes
+          ahead = Math.max(2, Math.min(32, Math.floor(AHEAD_BYTES / Math.max(1, commitBytes))))
+          sinceGc += commitBytes
+          if (sinceGc >= GC_EVERY_BYTES) {
+            sinceGc = 0
+            const t1 = performance.now()
+            Bun.gc(true)
+            cost.gcMs += performance.now() - t1
+          }
+          yield commitCapture(ref, date, contents, reader, i === commits.length - 1)
         }
       } finally {
         await close()
@@ -163,26 +214,68 @@ export async function gitSource(repo: string, paths: string[]): Promise<CaptureS
   }
 }
 
-function commitCapture(ref: string, date: string, contents: { file: string; text: string | null }[], kinds: Map<string, FeedKind>): SourceItem {
+/** Files of answers git has sent and the source has not read yet, at most (about). */
+const AHEAD_BYTES = 8 << 20
+/**
+ * A full collection after this many bytes of files read. Parsing a big file leaves much
+ * garbage at once (its changed parts, the stream's chunks), which the collector otherwise
+ * lets pile up: the community archive's import peaked at 275 MB without it, 208 MB with it,
+ * for a few ms per collection (the summary's gcMs).
+ */
+const GC_EVERY_BYTES = 128 << 20
+
+/** What reading a git archive keeps from commit to commit. */
+interface CommitReader {
+  /** The file kind seen last at each path: an empty array (no order, no news) keeps it. */
+  kinds: Map<string, FeedKind>
+  community: ReturnType<typeof communityReader>
+  /** Per path: each version parsed from the one before where their bytes agree (incremental.ts). */
+  parsers: Map<string, IncrementalParser>
+  cost: SourceCost
+}
+
+function commitCapture(ref: string, date: string, contents: { file: string; bytes: Uint8Array | null }[], r: CommitReader, last: boolean): SourceItem {
   const capturedAt = new Date(date)
   if (Number.isNaN(capturedAt.getTime())) return { ref, error: `unreadable committer date ${JSON.stringify(date)}` }
-  if (contents.every((c) => c.text === null)) return { ref, error: `${contents.map((c) => c.file).join(', ')} absent at this commit (deleted)` }
+  if (contents.every((c) => c.bytes === null)) return { ref, error: `${contents.map((c) => c.file).join(', ')} absent at this commit (deleted)` }
   const parts: Capture['parts'] = {}
-  for (const { file, text } of contents) {
-    if (text === null) continue
+  let rebuilt: Rebuilt | undefined
+  const put = (file: string, kind: FeedKind, value: unknown): string | null => {
+    if (parts[kind] !== undefined) return `${file}: a second ${kind} payload in one capture`
+    parts[kind] = value
+    return null
+  }
+  for (const { file, bytes } of contents) {
+    if (bytes === null) continue
     let value: unknown
+    const t0 = performance.now()
     try {
-      value = JSON.parse(text)
+      value = r.parsers.get(file)!.parse(bytes)
     } catch (err) {
       return { ref, error: `${file}: malformed JSON (${errorText(err)})` }
+    } finally {
+      r.cost.parseMs += performance.now() - t0
     }
-    const kind = detectFeed(value) ?? (Array.isArray(value) && value.length === 0 ? (kinds.get(file) ?? arrayKindByName(file)) : null)
-    if (!kind) return { ref, error: `${file}: not an upstream feed payload (no status, war info, summary, assignments or newsfeed shape)` }
-    if (parts[kind] !== undefined) return { ref, error: `${file}: a second ${kind} payload in one capture` }
-    kinds.set(file, kind)
-    parts[kind] = value
+    const kind = detectFeed(value) ?? (Array.isArray(value) && value.length === 0 ? (r.kinds.get(file) ?? arrayKindByName(file)) : null)
+    if (kind) {
+      const clash = put(file, kind, value)
+      if (clash) return { ref, error: clash }
+      r.kinds.set(file, kind)
+      continue
+    }
+    if (!isCommunityFull(value)) return { ref, error: `${file}: not an upstream feed payload (no status, war info, summary, assignments or newsfeed shape) nor the community's v1 JSON (war and planets)` }
+    if (rebuilt) return { ref, error: `${file}: a second community JSON in one capture` }
+    const t1 = performance.now()
+    const community = r.community(value, capturedAt, last)
+    r.cost.rebuildMs += performance.now() - t1
+    if (community.error !== undefined) return { ref, error: `${file}: ${community.error}` }
+    for (const [kind, part] of Object.entries(community.parts)) {
+      const clash = put(file, kind as FeedKind, part)
+      if (clash) return { ref, error: clash }
+    }
+    rebuilt = community.rebuilt
   }
-  return { ref, capture: { ref, capturedAt, parts } }
+  return { ref, capture: { ref, capturedAt, parts, ...(rebuilt ? { rebuilt } : {}) } }
 }
 
 /** An empty array at a path never seen with items: its name may still say which feed it is. */
@@ -203,6 +296,25 @@ async function git(cwd: string, args: string[]): Promise<string> {
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited])
   if (code !== 0) throw new SourceError(`git ${args[0]} in ${cwd} failed: ${err.trim() || `exit code ${code}`}`)
   return out
+}
+
+/**
+ * Two buffers per path, used in turn: a file's version is read into the one its version
+ * before last was in (the parser keeps views of the last one only, incremental.ts), so a
+ * 1.6 MB file is not a new allocation at every commit, which the collector would catch up
+ * with late (the import's peak memory).
+ */
+class FileBuffers {
+  private readonly byPath = new Map<string, { turn: number; buffers: [Uint8Array, Uint8Array] }>()
+
+  next(path: string, n: number): Uint8Array {
+    const entry = this.byPath.get(path) ?? { turn: 0, buffers: [new Uint8Array(0), new Uint8Array(0)] }
+    this.byPath.set(path, entry)
+    entry.turn ^= 1
+    // Some room to grow: the file grows by a few bytes at most commits.
+    if (entry.buffers[entry.turn]!.length < n) entry.buffers[entry.turn] = new Uint8Array(Math.ceil(n * 1.1))
+    return entry.buffers[entry.turn]!
+  }
 }
 
 /** Lines and sized blocks off a byte stream (git cat-file's answers). */
@@ -244,10 +356,11 @@ class ByteReader {
     }
   }
 
-  async readBytes(n: number): Promise<Uint8Array> {
+  /** The next `n` bytes; a block longer than what is buffered goes into `into` when it is big enough. */
+  async readBytes(n: number, into?: Uint8Array): Promise<Uint8Array> {
     if (this.buf.length - this.pos < n) {
       // One buffer of the whole block, filled chunk by chunk (a status is tens of KB).
-      const out = new Uint8Array(n)
+      const out = into && into.length >= n ? into.subarray(0, n) : new Uint8Array(n)
       let filled = this.buf.length - this.pos
       out.set(this.buf.subarray(this.pos))
       this.buf = new Uint8Array(0)
@@ -298,9 +411,11 @@ export async function ndjsonSource(file: string): Promise<CaptureSource> {
   let stream: Readable | null = null
   let produced = 0
   let consumed = 0
+  const cost = noCost()
   return {
     label: `${file} (NDJSON${gzip ? ', gzip' : ''})`,
     total: null,
+    cost: () => ({ ...cost, bytes: consumed }),
     // The bytes split into lines, of the file's plain size: a gzip file's is in its trailer,
     // modulo 2^32 (the smallest size that fits what was read so far is taken).
     readFraction: () => {
@@ -325,11 +440,14 @@ export async function ndjsonSource(file: string): Promise<CaptureSource> {
       try {
         for (;;) {
           let chunk: IteratorResult<Buffer>
+          const t0 = performance.now()
           try {
             chunk = await Promise.race([it.next() as Promise<IteratorResult<Buffer>>, failed])
           } catch (err) {
             yield { ref: `line ${lineNo + 1}`, error: `the file could not be read on from here: ${errorText(err)}` }
             return
+          } finally {
+            cost.waitMs += performance.now() - t0
           }
           if (chunk.done) break
           produced += chunk.value.length
@@ -341,7 +459,9 @@ export async function ndjsonSource(file: string): Promise<CaptureSource> {
             const line = rest.length ? Buffer.concat([rest, buf.subarray(start, nl)]) : buf.subarray(start, nl)
             consumed += line.length + 1
             rest = EMPTY
+            const t1 = performance.now()
             const item = ndjsonLine(lineNo, line)
+            cost.parseMs += performance.now() - t1
             if (item) yield item
             start = nl + 1
           }

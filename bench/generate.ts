@@ -10,10 +10,10 @@
  *   at 0.995 x wall time, as the simulator's) up to just below the live war's time at `now`;
  * - pcstore rows every 10 min for 'Game 2' (~22 % of the upstream curve) and 'Game'
  *   (a few thousand), starting no earlier than the upstream series;
- * - planet_status_snapshots: a tick every 5 min over `planetDays` for every planet of the
- *   war (as the war-info collector stored them); about one planet in twelve is in a
- *   campaign at a time (enemy-held with health falling, then liberated; players), the
- *   rest are quiet;
+ * - planet status: a tick every 5 min over `planetDays` for every planet of the war (as
+ *   the war-info collector stored them); about one planet in twelve is in a campaign at a
+ *   time (enemy-held with health falling, then liberated; players), the rest are quiet;
+ *   staged per tick, then converted to what changed as the migration converts (sql/0021);
  * - full_status_ticks: one per planet tick;
  * - war_summary_snapshots: a tick every 5 min over `summaryDays`, cumulative counters
  *   growing with the daily rhythm;
@@ -152,6 +152,13 @@ export async function generate(sql: Sql, scale: Scale, opts: GenerateOptions): P
   const planetCount = (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM planets WHERE war_id = ${warId}`)[0]!.n
   if (planetCount === 0) throw new Error(`no planets for war ${warId}: run the war-info collector first`)
   const tickBatch = 7 * 288
+  // The per-tick rows are staged as the layout before sql/0021 kept them, then converted
+  // to what changed by the migration's own conversion (planet_status_convert).
+  await sql`
+    CREATE TABLE IF NOT EXISTS planet_status_dense (
+      captured_at timestamptz NOT NULL, war_id integer NOT NULL, planet_index integer NOT NULL, owner smallint NOT NULL,
+      health bigint NOT NULL, regen_per_second double precision NOT NULL, players integer NOT NULL,
+      PRIMARY KEY (war_id, planet_index, captured_at))`
   const planetBatches = []
   for (let lo = ticks - 1; lo >= 0; lo -= tickBatch) {
     const hi = Math.max(0, lo - tickBatch + 1) // j from lo down to hi: oldest first
@@ -160,7 +167,7 @@ export async function generate(sql: Sql, scale: Scale, opts: GenerateOptions): P
       run: async () =>
         (
           await sql.unsafe(`
-            INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players)
+            INSERT INTO planet_status_dense (captured_at, war_id, planet_index, owner, health, regen_per_second, players)
             SELECT to_timestamp(e), ${warId}, p.planet_index,
                    CASE WHEN c.active AND c.pos < 0.6 THEN (2 + p.planet_index % 3)::smallint
                         WHEN c.active THEN 1::smallint
@@ -281,11 +288,10 @@ export async function generate(sql: Sql, scale: Scale, opts: GenerateOptions): P
   // completion time of each order, the current campaigns (the planets fought over now),
   // and the fight's history: a campaign at every tick a planet has players, and a
   // defense (a planet event) while the players hold it.
-  await step('derived: owner changes, order completion, campaigns', [
+  await step('derived: order completion, campaigns', [
     {
       label: 'all',
       run: async () => {
-        const [c] = await sql<{ n: number }[]>`SELECT planet_owner_changes_rebuild(${warId}, '-infinity', 'infinity') AS n`
         const done = await sql`
           UPDATE major_orders o SET completed_at = (
             SELECT min(p.captured_at) FROM major_order_progress p
@@ -295,21 +301,21 @@ export async function generate(sql: Sql, scale: Scale, opts: GenerateOptions): P
         const camp = await sql`
           INSERT INTO campaigns (war_id, campaign_id, planet_index, type, count, updated_at)
           SELECT ${warId}, 100000 + planet_index, planet_index, 0, 1, max(captured_at)
-          FROM planet_status_snapshots
+          FROM planet_status_dense
           WHERE war_id = ${warId} AND captured_at > (SELECT max(captured_at) FROM full_status_ticks WHERE war_id = ${warId}) - interval '1 minute'
             AND players > 0
           GROUP BY planet_index`
         const history = await sql`
           INSERT INTO campaign_snapshots (captured_at, war_id, campaign_id, planet_index, type, count, race)
           SELECT captured_at, war_id, 100000 + planet_index, planet_index, 0, 1, NULL
-          FROM planet_status_snapshots WHERE war_id = ${warId} AND players > 0`
+          FROM planet_status_dense WHERE war_id = ${warId} AND players > 0`
         const events = await sql`
           INSERT INTO planet_event_snapshots (captured_at, war_id, event_id, planet_index, event_type, race, health, max_health,
                                               start_war_time, expire_war_time, starts_at, expires_at, campaign_id, joint_operation_ids)
           SELECT s.captured_at, s.war_id, 200000 + s.planet_index, s.planet_index, 1, 2,
                  round(p.max_health * (0.5 + 0.5 * cos(extract(epoch FROM s.captured_at) / 86400.0)))::bigint, p.max_health,
                  0, 86400, s.captured_at - interval '1 hour', s.captured_at + interval '20 hours', 100000 + s.planet_index, '{}'
-          FROM planet_status_snapshots s JOIN planets p USING (war_id, planet_index)
+          FROM planet_status_dense s JOIN planets p USING (war_id, planet_index)
           WHERE s.war_id = ${warId} AND s.players > 0 AND s.owner = 1`
         // The spans the full-status writes keep beside that history (as migration 0014 builds them).
         const eventSpans = await sql`
@@ -325,7 +331,21 @@ export async function generate(sql: Sql, scale: Scale, opts: GenerateOptions): P
           INSERT INTO campaign_spans
           SELECT war_id, campaign_id, min(planet_index), min(type), min(captured_at), max(captured_at)
           FROM campaign_snapshots WHERE war_id = ${warId} GROUP BY war_id, campaign_id`
-        return Number(c!.n) + done.count + camp.count + history.count + events.count + eventSpans.count + campaignSpans.count
+        return done.count + camp.count + history.count + events.count + eventSpans.count + campaignSpans.count
+      },
+    },
+  ])
+
+  // ---------------------------------------------------------------- planet status as changes
+  // The staged per-tick rows converted a day at a time, with their owner changes and hours.
+  await step('planet status: what changed (sql/0021 planet_status_convert)', [
+    {
+      label: 'all',
+      run: async () => {
+        while ((await sql<{ line: string | null }[]>`SELECT planet_status_convert() AS line`)[0]?.line) {
+          // one day per call
+        }
+        return (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM planet_status_changes WHERE war_id = ${warId}`)[0]!.n
       },
     },
   ])

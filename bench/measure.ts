@@ -92,9 +92,9 @@ export interface DataFacts {
 export async function dataFacts(sql: Sql, now: Date): Promise<DataFacts> {
   // The busiest planet over the last 30 days (a campaign planet: its curve moves).
   const [planet] = await sql<{ planet_index: number; name: string }[]>`
-    SELECT s.planet_index, p.name FROM planet_status_snapshots s JOIN planets p USING (war_id, planet_index)
-    WHERE s.war_id = ${WAR_ID} AND s.captured_at > ${now}::timestamptz - interval '30 days'
-    GROUP BY 1, 2 ORDER BY sum(s.players) DESC, 1 LIMIT 1`
+    SELECT h.planet_index, p.name FROM planet_status_hours h JOIN planets p USING (war_id, planet_index)
+    WHERE h.war_id = ${WAR_ID} AND h.bucket > ${now}::timestamptz - interval '30 days'
+    GROUP BY 1, 2 ORDER BY sum(h.players_sum) DESC, 1 LIMIT 1`
   const [campaign] = await sql<{ campaign_id: number }[]>`
     SELECT campaign_id FROM campaign_spans WHERE war_id = ${WAR_ID} ORDER BY last_seen_at DESC, first_seen_at, campaign_id LIMIT 1`
   const [order] = await sql<{ order_id32: number; n: number }[]>`
@@ -102,7 +102,7 @@ export async function dataFacts(sql: Sql, now: Date): Promise<DataFacts> {
   const [bounds] = await sql<{ first: Date; summary: Date; planet: Date; n24: number }[]>`
     SELECT (SELECT min(captured_at) FROM player_count_snapshots) AS first,
            (SELECT min(captured_at) FROM war_summary_snapshots) AS summary,
-           (SELECT min(captured_at) FROM planet_status_snapshots) AS planet,
+           (SELECT min(captured_at) FROM planet_status_changes) AS planet,
            (SELECT count(*)::int FROM player_count_snapshots WHERE captured_at >= ${now}::timestamptz - interval '24 hours') AS n24`
   return {
     now,

@@ -237,7 +237,7 @@ async function main() {
   const refreshed = await refreshRollups(sql, info.edition)
   const refreshS = (performance.now() - t) / 1000
   progress(`rollup refresh: ${refreshS.toFixed(1)} s ${JSON.stringify(refreshed)}`)
-  if (Object.keys(refreshed).length) await sql`ANALYZE player_count_5m_store, player_count_1h_store, player_count_1d_store, planet_status_1h_store`
+  if (Object.keys(refreshed).length) await sql`ANALYZE player_count_5m_store, player_count_1h_store, player_count_1d_store`
 
   // Read latency, baselines, equality.
   const facts = await dataFacts(sql, now)
@@ -318,10 +318,11 @@ async function main() {
 
   // Data sizes (after everything was written).
   const tables = [
-    'player_count_snapshots', 'planet_status_snapshots', 'war_summary_snapshots', 'full_status_ticks', 'major_orders',
+    'player_count_snapshots', 'planet_status_changes', 'planet_status_hours', 'planet_status_latest', 'full_status_tick_hours', 'full_status_tick_days',
+    'war_summary_snapshots', 'full_status_ticks', 'major_orders',
     'major_order_progress', 'dispatches', 'wars', 'planets', 'planet_war_info', 'sectors', 'factions',
   ]
-  const rollupTables = Object.keys(refreshed).length ? ['player_count_5m_store', 'player_count_1h_store', 'player_count_1d_store', 'planet_status_1h_store'] : []
+  const rollupTables = Object.keys(refreshed).length ? ['player_count_5m_store', 'player_count_1h_store', 'player_count_1d_store'] : []
   const sizes: RunResult['sizes'] = []
   const hyper = new Set(
     info.timescaledbVersion

@@ -71,9 +71,8 @@ export interface Captured {
 const PEEK_MS = 300
 
 /** The raw tables behind the datasets that have rollups. */
-const RAW_TABLE: Partial<Record<Dataset, 'player_count_snapshots' | 'planet_status_snapshots' | 'war_summary_snapshots'>> = {
+const RAW_TABLE: Partial<Record<Dataset, 'player_count_snapshots' | 'war_summary_snapshots'>> = {
   'player-counts': 'player_count_snapshots',
-  'planet-status': 'planet_status_snapshots',
   'war-summary': 'war_summary_snapshots',
 }
 

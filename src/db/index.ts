@@ -61,8 +61,9 @@ export async function openDatabase(
   }
   try {
     if (opts.migrate !== false) {
-      const { applied } = await migrate(sql)
+      const { applied, steps } = await migrate(sql, { progress: (step, line) => log.info('data migration', { step, progress: line }) })
       if (applied.length) log.info('migrations applied', { applied })
+      if (steps.length) log.info('data migrations done', { steps })
     }
     // The probe's connection opened now, while the database answers (kept open: probeConnection).
     const [info] = await Promise.all([detectEdition(sql), probe?.ask()])

@@ -60,15 +60,26 @@ function readMigrations(edition: Edition, dir: string): Migration[] {
 export interface MigrateResult {
   edition: Edition
   applied: string[]
+  /** Data steps completed (runDataSteps). */
+  steps: string[]
 }
 
 /**
- * Apply pending migrations. Safe when several processes start together: all of it runs
+ * Apply pending migrations, then their data steps (runDataSteps; `dataSteps: false`
+ * leaves them for later). Safe when several processes start together: the migrations run
  * in one transaction holding an advisory lock, so the second process waits, then finds
  * nothing to do. Each migration is recorded once, with the checksum of the file applied;
  * a recorded file that has since changed stops start-up instead of drifting silently.
  */
-export async function migrate(sql: Sql, opts: { dir?: string } = {}): Promise<MigrateResult> {
+export async function migrate(
+  sql: Sql,
+  opts: { dir?: string; progress?: (step: string, line: string) => void; dataSteps?: boolean } = {},
+): Promise<MigrateResult> {
+  const result = await applyMigrations(sql, opts.dir)
+  return { ...result, steps: opts.dataSteps === false ? [] : await runDataSteps(sql, opts.progress) }
+}
+
+async function applyMigrations(sql: Sql, dir?: string): Promise<Omit<MigrateResult, 'steps'>> {
   return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`
     const [avail] = await tx`SELECT 1 AS ok FROM pg_available_extensions WHERE name = 'timescaledb'`
@@ -96,7 +107,7 @@ export async function migrate(sql: Sql, opts: { dir?: string } = {}): Promise<Mi
       ),
     )
     const applied: string[] = []
-    for (const m of migrationsFor(edition, opts.dir)) {
+    for (const m of migrationsFor(edition, dir)) {
       const prior = done.get(m.version)
       if (prior) {
         if (prior.checksum !== m.checksum) {
@@ -110,6 +121,46 @@ export async function migrate(sql: Sql, opts: { dir?: string } = {}): Promise<Mi
     }
     return { edition, applied }
   })
+}
+
+/**
+ * A migration that rewrites the stored rows (sql/0021: planet status to change rows) is a
+ * data step: a function it names in `schema_data_steps`, called again and again, each
+ * call a transaction of its own that does one bounded part and returns a line of
+ * progress, until it returns null. Stopped halfway (a crash, a restart), the next start
+ * goes on where the last committed part left it. Runs after the migrations (migrate), under
+ * the same lock, so two processes never run one at once. Returns the steps completed.
+ */
+async function runDataSteps(sql: Sql, progress: (step: string, line: string) => void = () => {}): Promise<string[]> {
+  const [exists] = await sql`SELECT to_regclass('schema_data_steps') IS NOT NULL AS ok`
+  if (!exists?.ok) return []
+  const completed: string[] = []
+  const reserved = await sql.reserve()
+  try {
+    await reserved`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`
+    try {
+      const steps = await reserved<{ name: string; step: string }[]>`SELECT name, step FROM schema_data_steps WHERE done_at IS NULL ORDER BY name`
+      for (const { name, step } of steps) {
+        for (;;) {
+          const [row] = (await reserved.unsafe(`SELECT ${quoteIdent(step)}() AS line`)) as { line: string | null }[]
+          if (row?.line == null) break
+          progress(name, row.line)
+        }
+        await reserved`UPDATE schema_data_steps SET done_at = now() WHERE name = ${name}`
+        completed.push(name)
+      }
+    } finally {
+      await reserved`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`
+    }
+  } finally {
+    reserved.release()
+  }
+  return completed
+}
+
+const quoteIdent = (name: string) => {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`data step ${name} is not a plain function name`)
+  return name
 }
 
 /** Number of known migrations not yet applied (0 = schema is current). */

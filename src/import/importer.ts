@@ -464,7 +464,6 @@ function outcomeOf(results: { collector: AnyCollector; r: WriteResult }[]): Outc
 
 /** The raw tables with rollups, by the counts that write them. */
 const ROLLUP_SOURCES: [SourceTable, string, Dataset][] = [
-  ['planet_status_snapshots', 'planetStatus', 'planet-status'],
   ['player_count_snapshots', 'upstreamRows', 'player-counts'],
   ['war_summary_snapshots', 'warSummary', 'war-summary'],
 ]

@@ -6,6 +6,7 @@
 import { t, type Static } from 'elysia'
 import type { Sql, Tx } from '../db/connect.ts'
 import { Int, Nullable, repeats, rowAffectedTwice, selectRow, Timestamp } from './model.ts'
+import { ticks as planetTicks } from './planet-status.ts'
 
 export const CampaignRow = t.Object(
   {
@@ -257,23 +258,24 @@ async function campaignHistory(sql: Sql, f: { warId: number; campaignId: number;
   if (!row) return null
   const { eventFirst, eventLast, ...span } = row
   // The span's bounds as constants: the planner reads only the chunks of the span, and
-  // the event's own rows from one end of its key.
-  const ticks = span.eventId !== null
-    ? await sql<CampaignTick[]>`
-        SELECT * FROM (
-          SELECT e.captured_at AS t, NULL::int AS owner, e.health, e.max_health AS "maxHealth", s.players
-          FROM planet_event_snapshots e
-          LEFT JOIN planet_status_snapshots s ON s.war_id = e.war_id AND s.planet_index = e.planet_index AND s.captured_at = e.captured_at
-            AND s.captured_at BETWEEN ${eventFirst} AND ${eventLast}
-          WHERE e.war_id = ${f.warId} AND e.event_id = ${span.eventId} AND e.captured_at BETWEEN ${eventFirst} AND ${eventLast}
-          ORDER BY e.captured_at DESC LIMIT ${f.limit}) x ORDER BY t`
-    : await sql<CampaignTick[]>`
-        SELECT * FROM (
-          SELECT s.captured_at AS t, s.owner, s.health, p.max_health AS "maxHealth", s.players
-          FROM planet_status_snapshots s JOIN planets_of_war(${f.warId}) p ON p.planet_index = s.planet_index
-          WHERE s.war_id = ${f.warId} AND s.planet_index = ${span.planetIndex} AND s.captured_at BETWEEN ${span.firstSeenAt} AND ${span.lastSeenAt}
-          ORDER BY s.captured_at DESC LIMIT ${f.limit}) x ORDER BY t`
-  return { ...span, ticks: [...ticks] }
+  // the event's own rows from one end of its key. The planet's states are carried forward
+  // from its changes (storage/planet-status.ts).
+  if (span.eventId === null) {
+    const [planet] = await sql<{ maxHealth: number }[]>`SELECT max_health AS "maxHealth" FROM planets_of_war(${f.warId}) WHERE planet_index = ${span.planetIndex}`
+    if (!planet) return { ...span, ticks: [] }
+    const points = await planetTicks(sql, f.warId, span.planetIndex, span.firstSeenAt, span.lastSeenAt, f.limit)
+    return { ...span, ticks: points.map((p): CampaignTick => ({ t: p.t, owner: p.owner, health: p.health, maxHealth: planet.maxHealth, players: p.players })) }
+  }
+  const events = [...(await sql<{ t: Date; health: number; maxHealth: number }[]>`
+    SELECT * FROM (
+      SELECT e.captured_at AS t, e.health, e.max_health AS "maxHealth"
+      FROM planet_event_snapshots e
+      WHERE e.war_id = ${f.warId} AND e.event_id = ${span.eventId} AND e.captured_at BETWEEN ${eventFirst} AND ${eventLast}
+      ORDER BY e.captured_at DESC LIMIT ${f.limit}) x ORDER BY t`)]
+  const players = new Map(
+    events.length ? (await planetTicks(sql, f.warId, span.planetIndex, events[0]!.t, events.at(-1)!.t)).map((p) => [p.t.getTime(), p.players]) : [],
+  )
+  return { ...span, ticks: events.map((e): CampaignTick => ({ t: e.t, owner: null, health: e.health, maxHealth: e.maxHealth, players: players.get(e.t.getTime()) ?? null })) }
 }
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */

@@ -1,10 +1,19 @@
-/** planet_status_snapshots (one row per planet per full-status tick) and its hourly rollup. */
+/**
+ * Planet status, stored as what changed (sql/0021): a planet's row is written at a tick
+ * only when its state differs from its state at the war's tick before, or when it leaves
+ * the feed or comes back. Its state at any tick with planets is its latest row at or
+ * before it (carried forward); the ticks are full_status_ticks. Every read here answers
+ * what the rows of every planet at every tick would (the view planet_status_snapshots
+ * is that reference): /historical-planet-status still has a row per planet per tick.
+ * The hours of the long histories: planet_status_hours, kept by the writes for the
+ * planet-hours in which something changed; any other hour carries the state over.
+ */
 import { t, type Static } from 'elysia'
 import type { Sql, Tx } from '../db/connect.ts'
-import { numbers, selectRow, Timestamp } from './model.ts'
+import { numbers, Timestamp } from './model.ts'
 import type { PageOf, Slice, TimeRange } from './query.ts'
-import { invalidation } from './rollups.ts'
-import { timePage, windowEdges } from './time-pages.ts'
+import { timePage } from './time-pages.ts'
+import type { WindowEdges } from './time-pages.ts'
 
 const Int = (description: string) => t.Integer({ description })
 
@@ -22,35 +31,6 @@ export const PlanetStatusRow = t.Object(
 )
 export type PlanetStatusRow = Static<typeof PlanetStatusRow>
 
-/** One planet's status series, with its hourly rollup. */
-const series = (sql: Sql, f: { warId: number; planetIndex: number }) => ({
-  table: 'planet_status_snapshots',
-  where: sql`war_id = ${f.warId} AND planet_index = ${f.planetIndex}`,
-  levels: [{ view: 'planet_status_1h', seconds: 3600 }],
-})
-
-/** /historical-planet-status: one planet of one war, newest first; counted and located through the hourly rollup. */
-function history(sql: Sql, f: { warId: number; planetIndex: number; range: TimeRange }, p: Slice): Promise<PageOf<PlanetStatusRow>> {
-  return timePage<PlanetStatusRow>(sql, series(sql, f), f.range, p, selectRow(sql, PlanetStatusRow, { warID: sql`war_id`, timestamp: sql`captured_at` }))
-}
-
-/** The planet's oldest and newest rows at or after `from` (storage/time-pages.ts windowEdges). */
-const historyEdges = (sql: Sql, f: { warId: number; planetIndex: number }, from: Date) => windowEdges(sql, series(sql, f), from)
-
-/**
- * A planet of a war as its history needs it: its maximum health (the planet lookup table)
- * and its first stored status tick (null: none yet); null when the planet is not known for
- * the war. One statement; the first tick is read from one end of the series' index.
- */
-async function planetOf(sql: Sql, warId: number, planetIndex: number): Promise<{ maxHealth: number; since: Date | null } | null> {
-  const [row] = await sql<{ maxHealth: number; since: Date | null }[]>`
-    SELECT max_health AS "maxHealth",
-           (SELECT captured_at FROM planet_status_snapshots
-            WHERE war_id = ${warId} AND planet_index = ${planetIndex} ORDER BY captured_at ASC LIMIT 1) AS since
-    FROM planets_of_war(${warId}) WHERE planet_index = ${planetIndex} AND max_health IS NOT NULL`
-  return row ?? null
-}
-
 /** A point of a planet's curve: a tick, or an hourly bucket (state at the end of the hour, players averaged). */
 export interface PlanetPoint {
   t: Date
@@ -60,26 +40,216 @@ export interface PlanetPoint {
   players: number
 }
 
-/** Every full-status tick of the planet in [from, to], oldest first. */
-async function ticks(sql: Sql, warId: number, planetIndex: number, from: Date, to: Date): Promise<PlanetPoint[]> {
-  return [...(await sql<PlanetPoint[]>`
-    SELECT captured_at AS t, owner, health, regen_per_second AS "regenPerSecond", players
-    FROM planet_status_snapshots
-    WHERE war_id = ${warId} AND planet_index = ${planetIndex} AND captured_at >= ${from} AND captured_at <= ${to}
-    ORDER BY captured_at`)]
+/** A planet's state from one of its rows: null when the row says it left the feed. */
+type State = Omit<PlanetPoint, 't'> | null
+
+/** A change row as read: its time and the state it starts. */
+interface Change {
+  t: Date
+  state: State
+}
+
+const HOUR_MS = 3_600_000
+const hourOf = (t: Date) => Math.floor(t.getTime() / HOUR_MS) * HOUR_MS
+
+/** Change rows as read by `changesOf` (owner null: out of the feed), as Change. */
+function asChanges(rows: readonly { t: Date; owner: number | null; health: number | null; regenPerSecond: number | null; players: number | null }[]): Change[] {
+  return rows.map((r) => ({ t: r.t, state: r.owner === null ? null : { owner: r.owner, health: r.health!, regenPerSecond: r.regenPerSecond!, players: r.players! } }))
 }
 
 /**
- * Hourly buckets from the planet_status_1h rollup, oldest first: the state at the end of
- * each hour and the players averaged over it. `from` must be hour-aligned.
+ * Each tick's state: the latest change at or before it (changes and ticks oldest first;
+ * the first change may be older than every tick). Ticks where the planet is out of the
+ * feed (or not yet in it) are left out.
+ */
+export function carried(ticks: readonly Date[], changes: readonly Change[]): PlanetPoint[] {
+  const out: PlanetPoint[] = []
+  let i = 0
+  let state: State = null
+  for (const t of ticks) {
+    while (i < changes.length && changes[i]!.t <= t) state = changes[i++]!.state
+    if (state) out.push({ t, ...state })
+  }
+  return out
+}
+
+/**
+ * A planet's changes in [from, to] (to: inclusive), with the latest one before `from`
+ * first: what the ticks of the window carry forward. One statement.
+ */
+const changesOf = (sql: Sql, warId: number, planetIndex: number, from: Date, to: Date) => sql<{ t: Date; owner: number | null; health: number | null; regenPerSecond: number | null; players: number | null }[]>`
+  SELECT * FROM (
+    SELECT captured_at AS t, owner, health, regen_per_second AS "regenPerSecond", players FROM planet_status_changes
+    WHERE war_id = ${warId} AND planet_index = ${planetIndex} AND captured_at < ${from}
+    ORDER BY captured_at DESC LIMIT 1) b
+  UNION ALL
+  SELECT * FROM (
+    SELECT captured_at AS t, owner, health, regen_per_second AS "regenPerSecond", players FROM planet_status_changes
+    WHERE war_id = ${warId} AND planet_index = ${planetIndex} AND captured_at >= ${from} AND captured_at <= ${to}
+    ORDER BY captured_at) w`
+
+/** The war's ticks with planets in [from, to], oldest first (`latest`: only the newest so many). */
+async function ticksIn(sql: Sql, warId: number, from: Date, to: Date, latest?: number): Promise<Date[]> {
+  const rows = latest === undefined
+    ? await sql<{ t: Date }[]>`
+        SELECT captured_at AS t FROM full_status_ticks
+        WHERE war_id = ${warId} AND planets_written > 0 AND captured_at >= ${from} AND captured_at <= ${to} ORDER BY captured_at`
+    : await sql<{ t: Date }[]>`
+        SELECT t FROM (
+          SELECT captured_at AS t FROM full_status_ticks
+          WHERE war_id = ${warId} AND planets_written > 0 AND captured_at >= ${from} AND captured_at <= ${to}
+          ORDER BY captured_at DESC LIMIT ${latest}) x ORDER BY t`
+  return rows.map((r) => r.t)
+}
+
+/** Every full-status tick of the planet in [from, to], oldest first (`latest`: only the newest so many). */
+export async function ticks(sql: Sql, warId: number, planetIndex: number, from: Date, to: Date, latest?: number): Promise<PlanetPoint[]> {
+  const times = await ticksIn(sql, warId, from, to, latest)
+  if (!times.length) return []
+  return carried(times, asChanges(await changesOf(sql, warId, planetIndex, times[0]!, times.at(-1)!)))
+}
+
+// ------------------------------------------------------------------ /historical-planet-status
+
+/**
+ * /historical-planet-status: one planet of one war, newest first. Its rows are the ticks
+ * with planets while it is in the feed: the pages are found through the ticks' counts per
+ * day and hour (time-pages.ts, over the spans the planet is in the feed), the page's
+ * ticks then carry the planet's state forward.
+ */
+async function history(sql: Sql, f: { warId: number; planetIndex: number; range: TimeRange }, p: Slice): Promise<PageOf<PlanetStatusRow>> {
+  const spans = await presence(sql, f.warId, f.planetIndex, f.range)
+  const total = spans.reduce((n, s) => n + s.n, 0)
+  if (p.offset >= total) return { rows: [], total }
+  // Newest first: the span holding the page's first row, then older ones while the page has room.
+  const times: Date[] = []
+  let skip = p.offset
+  for (const span of spans) {
+    if (skip >= span.n) {
+      skip -= span.n
+      continue
+    }
+    const page = await timePage<{ t: Date }>(sql, TICK_SERIES(sql, f.warId), span.range, { offset: skip, limit: p.limit - times.length }, [sql`captured_at AS t`])
+    times.push(...page.rows.map((r) => r.t))
+    skip = 0
+    if (times.length >= p.limit) break
+  }
+  const oldestFirst = times.reverse()
+  const points = carried(oldestFirst, asChanges(await changesOf(sql, f.warId, f.planetIndex, oldestFirst[0]!, oldestFirst.at(-1)!)))
+  const rows = points.reverse().map((pt) => ({ warID: f.warId, planetIndex: f.planetIndex, owner: pt.owner, health: pt.health, regenPerSecond: pt.regenPerSecond, players: pt.players, timestamp: pt.t }))
+  return { rows, total }
+}
+
+/** The war's ticks with planets, counted per day and per hour (sql/0021). */
+const TICK_SERIES = (sql: Sql, warId: number) => ({
+  table: 'planet_ticks',
+  where: sql`war_id = ${warId}`,
+  levels: [{ view: 'full_status_tick_days', seconds: 86_400 }, { view: 'full_status_tick_hours', seconds: 3600 }],
+})
+
+/**
+ * The spans in which the planet is in the feed, within `range`, newest first, each as a
+ * range of its own with its rows counted (sql/0021 planet_status_presence, planet_status_count).
+ */
+async function presence(sql: Sql, warId: number, planetIndex: number, range: TimeRange): Promise<{ range: TimeRange; n: number }[]> {
+  // [lo, hi) of the range: an inclusive end takes the rows at that very instant.
+  const lo = range.from
+  const hi = range.to === null ? null : range.toExclusive ? range.to : new Date(range.to.getTime() + 1)
+  const rows = await sql<{ from: Date; until: Date | null; n: number }[]>`
+    SELECT p.from_at AS from, p.until_at AS until,
+           full_status_tick_count(${warId}, greatest(p.from_at, coalesce(${lo}::timestamptz, '-infinity')),
+                                  least(coalesce(p.until_at, 'infinity'), coalesce(${hi}::timestamptz, 'infinity')))::int AS n
+    FROM planet_status_presence(${warId}, ${planetIndex}) p
+    WHERE p.from_at < coalesce(${hi}::timestamptz, 'infinity') AND coalesce(p.until_at, 'infinity') > coalesce(${lo}::timestamptz, '-infinity')
+    ORDER BY p.from_at DESC`
+  return rows.filter((r) => r.n > 0).map((r) => {
+    const from = lo === null || r.from > lo ? r.from : lo
+    // The span's end is exclusive; the range's own end keeps its kind.
+    const spanEnds = r.until !== null && (hi === null || r.until < hi)
+    return { n: r.n, range: spanEnds ? { from, to: r.until, toExclusive: true } : { from, to: range.to, toExclusive: range.toExclusive } }
+  })
+}
+
+/** The planet's oldest and newest rows at or after `from` (null when none): how long a page of a window ending now holds. */
+async function historyEdges(sql: Sql, f: { warId: number; planetIndex: number }, from: Date): Promise<WindowEdges> {
+  const [row] = await sql<{ oldest: Date | null; newest: Date | null }[]>`
+    SELECT
+      (SELECT min(x.t) FROM planet_status_presence(${f.warId}, ${f.planetIndex}) p
+       CROSS JOIN LATERAL (
+         SELECT captured_at AS t FROM full_status_ticks
+         WHERE war_id = ${f.warId} AND planets_written > 0 AND captured_at >= greatest(p.from_at, ${from}) AND captured_at < coalesce(p.until_at, 'infinity')
+         ORDER BY captured_at LIMIT 1) x) AS oldest,
+      (SELECT max(x.t) FROM planet_status_presence(${f.warId}, ${f.planetIndex}) p
+       CROSS JOIN LATERAL (
+         SELECT captured_at AS t FROM full_status_ticks
+         WHERE war_id = ${f.warId} AND planets_written > 0 AND captured_at >= greatest(p.from_at, ${from}) AND captured_at < coalesce(p.until_at, 'infinity')
+         ORDER BY captured_at DESC LIMIT 1) x) AS newest`
+  return { oldest: row?.oldest ?? null, newest: row?.newest ?? null }
+}
+
+/**
+ * A planet of a war as its history needs it: its maximum health (the planet lookup table)
+ * and its first stored status tick (null: none yet); null when the planet is not known for
+ * the war. One statement: the first tick is its first row (one end of its key).
+ */
+async function planetOf(sql: Sql, warId: number, planetIndex: number): Promise<{ maxHealth: number; since: Date | null } | null> {
+  const [row] = await sql<{ maxHealth: number; since: Date | null }[]>`
+    SELECT max_health AS "maxHealth",
+           (SELECT captured_at FROM planet_status_changes
+            WHERE war_id = ${warId} AND planet_index = ${planetIndex} AND owner IS NOT NULL ORDER BY captured_at ASC LIMIT 1) AS since
+    FROM planets_of_war(${warId}) WHERE planet_index = ${planetIndex} AND max_health IS NOT NULL`
+  return row ?? null
+}
+
+/**
+ * Hourly buckets from `from` (on the hour) to `to`, oldest first: the state at the end of
+ * each hour and the players averaged over its ticks, for the hours with ticks while the
+ * planet is in the feed. The hours before the one of the war's latest tick come from
+ * planet_status_hours where the planet changed in them, else carry its state over their
+ * ticks; the hour of the latest tick is computed from its ticks.
  */
 async function hourly(sql: Sql, warId: number, planetIndex: number, from: Date, to: Date): Promise<PlanetPoint[]> {
-  return [...(await sql<PlanetPoint[]>`
-    SELECT bucket AS t, owner, health, regen_per_second AS "regenPerSecond", round(players_sum::numeric / n)::int AS players
-    FROM planet_status_1h
-    WHERE war_id = ${warId} AND planet_index = ${planetIndex} AND bucket >= ${from} AND bucket <= ${to}
-    ORDER BY bucket`)]
+  const [meta, counts, kept, before] = await Promise.all([
+    sql<{ latest: Date | null }[]>`SELECT max(captured_at) AS latest FROM full_status_ticks WHERE war_id = ${warId} AND planets_written > 0`,
+    sql<{ t: Date; n: number }[]>`
+      SELECT bucket AS t, n FROM full_status_tick_hours WHERE war_id = ${warId} AND bucket >= ${from} AND bucket <= ${to} ORDER BY bucket`,
+    sql<{ t: Date; n: number; playersSum: string; owner: number | null; health: number | null; regenPerSecond: number | null; players: number | null; absentAfter: boolean }[]>`
+      SELECT bucket AS t, n, players_sum::text AS "playersSum", owner, health, regen_per_second AS "regenPerSecond", players, absent_after AS "absentAfter"
+      FROM planet_status_hours WHERE war_id = ${warId} AND planet_index = ${planetIndex} AND bucket >= ${from} AND bucket <= ${to} ORDER BY bucket`,
+    changesOf(sql, warId, planetIndex, from, from),
+  ])
+  const latest = meta[0]?.latest
+  if (!latest || !counts.length) return []
+  const open = hourOf(latest)
+  const keptAt = new Map(kept.map((k) => [k.t.getTime(), k]))
+  // The state at `from`: its latest change before it (a change at `from` itself opens an hour kept or open).
+  let state: State = asChanges(before.filter((c) => c.t < from))[0]?.state ?? null
+  const out: PlanetPoint[] = []
+  for (const { t, n } of counts) {
+    if (t.getTime() >= open) {
+      // The open hour: its own ticks, from the state carried into it.
+      const hourEnd = new Date(t.getTime() + HOUR_MS - 1)
+      const [times, changes] = await Promise.all([ticksIn(sql, warId, t, hourEnd), changesOf(sql, warId, planetIndex, t, hourEnd)])
+      const points = carried(times, asChanges(changes))
+      if (points.length) {
+        const last = points.at(-1)!
+        const sum = points.reduce((s, pt) => s + pt.players, 0)
+        out.push({ t, owner: last.owner, health: last.health, regenPerSecond: last.regenPerSecond, players: Math.round(sum / points.length) })
+      }
+      break
+    }
+    const k = keptAt.get(t.getTime())
+    if (k) {
+      if (k.n > 0) out.push({ t, owner: k.owner!, health: k.health!, regenPerSecond: k.regenPerSecond!, players: Math.round(Number(k.playersSum) / k.n) })
+      state = k.absentAfter ? null : { owner: k.owner!, health: k.health!, regenPerSecond: k.regenPerSecond!, players: k.players! }
+    } else if (state && n > 0) {
+      out.push({ t, ...state })
+    }
+  }
+  return out
 }
+
+// ------------------------------------------------------------------ the liberation view
 
 /** A planet of the liberation view: its lookup data, its ticks in the window (oldest first), and its latest row when none is in the window. */
 export interface PlanetWindow {
@@ -98,40 +268,49 @@ export interface PlanetWindow {
  * for the war is left out.
  */
 async function windows(sql: Sql, f: { warId: number; planetIndexes?: readonly number[]; from: Date; to: Date }): Promise<PlanetWindow[]> {
-  // The planets and their ticks in one statement (one round trip), each planet's ticks as arrays.
-  const rows = await sql<(Omit<PlanetWindow, 'ticks' | 'latest'> & { ts: Date[] | null; owners: number[]; healths: number[]; regens: number[]; players: number[] })[]>`
-    SELECT p.planet_index AS "planetIndex", p.name AS "planetName", p.sector_name AS "sectorName", p.max_health AS "maxHealth",
-           w.ts, w.owners, w.healths, w.regens, w.players
-    FROM planets_of_war(${f.warId}) p
-    CROSS JOIN LATERAL (
-      SELECT array_agg(s.captured_at ORDER BY s.captured_at) AS ts, array_agg(s.owner ORDER BY s.captured_at) AS owners,
-             array_agg(s.health ORDER BY s.captured_at) AS healths, array_agg(s.regen_per_second ORDER BY s.captured_at) AS regens,
-             array_agg(s.players ORDER BY s.captured_at) AS players
-      FROM planet_status_snapshots s
-      WHERE s.war_id = p.war_id AND s.planet_index = p.planet_index AND s.captured_at > ${f.from} AND s.captured_at <= ${f.to}) w
-    WHERE p.max_health IS NOT NULL AND ${f.planetIndexes === undefined
-      ? sql`p.planet_index IN (SELECT planet_index FROM campaigns WHERE war_id = ${f.warId})`
-      : sql`p.planet_index = ANY(${[...f.planetIndexes]}::int[])`}
-    ORDER BY p.planet_index`
+  // The planets, the window's ticks and each planet's changes (with the one before the window) in one statement.
+  const [rows, times] = await Promise.all([
+    sql<(Omit<PlanetWindow, 'ticks' | 'latest'> & { changes: [string, number | null, number | null, number | null, number | null][] | null })[]>`
+      SELECT p.planet_index AS "planetIndex", p.name AS "planetName", p.sector_name AS "sectorName", p.max_health AS "maxHealth",
+             (SELECT json_agg(json_build_array(c.captured_at, c.owner, c.health, c.regen_per_second, c.players) ORDER BY c.captured_at) FROM (
+                SELECT * FROM (SELECT * FROM planet_status_changes b WHERE b.war_id = p.war_id AND b.planet_index = p.planet_index AND b.captured_at <= ${f.from}
+                               ORDER BY b.captured_at DESC LIMIT 1) b
+                UNION ALL
+                SELECT * FROM planet_status_changes w WHERE w.war_id = p.war_id AND w.planet_index = p.planet_index AND w.captured_at > ${f.from} AND w.captured_at <= ${f.to}
+              ) c) AS changes
+      FROM planets_of_war(${f.warId}) p
+      WHERE p.max_health IS NOT NULL AND ${f.planetIndexes === undefined
+        ? sql`p.planet_index IN (SELECT planet_index FROM campaigns WHERE war_id = ${f.warId})`
+        : sql`p.planet_index = ANY(${[...f.planetIndexes]}::int[])`}
+      ORDER BY p.planet_index`,
+    sql<{ t: Date }[]>`
+      SELECT captured_at AS t FROM full_status_ticks
+      WHERE war_id = ${f.warId} AND planets_written > 0 AND captured_at > ${f.from} AND captured_at <= ${f.to} ORDER BY captured_at`,
+  ])
   if (!rows.length) return []
-  const byPlanet = new Map<number, PlanetPoint[]>(
-    rows.map((r) => [r.planetIndex, (r.ts ?? []).map((t, i) => ({ t, owner: r.owners[i]!, health: r.healths[i]!, regenPerSecond: r.regens[i]!, players: r.players[i]! }))]),
-  )
-  const planets = rows.map(({ planetIndex, planetName, sectorName, maxHealth }) => ({ planetIndex, planetName, sectorName, maxHealth }))
-  const empty = planets.filter((p) => !byPlanet.get(p.planetIndex)!.length).map((p) => p.planetIndex)
-  const latest = new Map<number, PlanetPoint>()
+  const tickTimes = times.map((r) => r.t)
+  const out = rows.map(({ changes, ...planet }) => {
+    const list = asChanges((changes ?? []).map(([t, owner, health, regenPerSecond, players]) => ({ t: new Date(t), owner, health, regenPerSecond, players })))
+    return { ...planet, ticks: carried(tickTimes, list), latest: null as PlanetPoint | null }
+  })
+  const empty = out.filter((p) => !p.ticks.length).map((p) => p.planetIndex)
   if (empty.length) {
-    const rows = await sql<(PlanetPoint & { planetIndex: number })[]>`
-      SELECT i.planet_index AS "planetIndex", s.t, s.owner, s.health, s."regenPerSecond", s.players
+    // Its state at the latest tick at or before `to` while it was in the feed.
+    const latest = await sql<(PlanetPoint & { planetIndex: number })[]>`
+      SELECT i.planet_index AS "planetIndex", x.t, c.owner, c.health, c.regen_per_second AS "regenPerSecond", c.players
       FROM unnest(${empty}::int[]) AS i(planet_index)
       CROSS JOIN LATERAL (
-        SELECT captured_at AS t, owner, health, regen_per_second AS "regenPerSecond", players
-        FROM planet_status_snapshots
-        WHERE war_id = ${f.warId} AND planet_index = i.planet_index AND captured_at <= ${f.to}
-        ORDER BY captured_at DESC LIMIT 1) s`
-    for (const { planetIndex, ...row } of rows) latest.set(planetIndex, row)
+        SELECT * FROM planet_status_changes WHERE war_id = ${f.warId} AND planet_index = i.planet_index AND captured_at <= ${f.to} AND owner IS NOT NULL
+        ORDER BY captured_at DESC LIMIT 1) c
+      CROSS JOIN LATERAL (
+        SELECT captured_at AS t FROM full_status_ticks
+        WHERE war_id = ${f.warId} AND planets_written > 0 AND captured_at >= c.captured_at AND captured_at <= ${f.to}
+          AND captured_at < coalesce((SELECT min(a.captured_at) FROM planet_status_changes a
+                                      WHERE a.war_id = ${f.warId} AND a.planet_index = i.planet_index AND a.captured_at > c.captured_at), 'infinity')
+        ORDER BY captured_at DESC LIMIT 1) x`
+    for (const { planetIndex, ...row } of latest) out.find((p) => p.planetIndex === planetIndex)!.latest = row
   }
-  return planets.map((p) => ({ ...p, ticks: byPlanet.get(p.planetIndex)!, latest: latest.get(p.planetIndex) ?? null }))
+  return out
 }
 
 /** The war's latest status tick time; null before the first. */
@@ -174,79 +353,32 @@ export async function insert(tx: Tx, at: Date, warId: number, planets: PlanetSta
 }
 
 /**
- * The planet rows of ticks of one war, oldest first, and their owner changes
- * (sql/0008): each planet row against the planet's row before it. Either every tick is
- * later than every stored one (`next` null: the usual case, live or an import in order),
- * or there is one tick, written late (`next`: the stored tick after it).
- * - In order: one statement inserts the rows and compares each with the planet's row
- *   before it among these ticks and the rows of the stored tick `before`
- *   (planet_owners_at, sql/0017: its plan is kept); a planet without one there (the war's
- *   first tick, a planet new to the feed) is looked up further back by a second
- *   statement, sent only then.
- * - Late: the rows, then planet_owner_changes_rebuild over [at, next], which also moves
- *   the event of each planet's next tick.
- * The hourly rollup serves the ticks' hours live until its next refresh. Returns the rows
- * written per tick.
+ * The planet rows of ticks of one war, oldest first: the rows where a planet changed, its
+ * owner changes, the hours (sql/0021, one call). Either every tick is later than every
+ * stored one (`next` null: the usual case, live or an import in order:
+ * planet_status_write), or there is one tick, written late (`next`: the stored tick after
+ * it: planet_status_write_late, which also restates at `next` what changed). Returns the
+ * planet rows each tick stands for (one per planet it lists).
  */
 export async function insertTicks(tx: Tx, warId: number, ticks: readonly PlanetTick[], around: Neighbours): Promise<number[]> {
   if (!ticks.length) return []
-  // One array per column (the server reads arrays faster than the same rows as JSON), each
-  // row with the position (from 1) of its tick in the array of the ticks' times.
-  const column = (value: (p: PlanetStatusInput, k: number) => number) => numbers(ticks.flatMap((t, k) => t.planets.map((p) => value(p, k + 1))))
-  const from = new Date(Math.min(...ticks.map((t) => t.at.getTime())))
-  const late = around.next !== null
-  if (late && ticks.length > 1) throw new Error('planet status: ticks written before a stored one go one at a time')
-  const owners = late
-    ? tx``
-    : tx`, seq AS (
-        SELECT x.*, lag(x.owner) OVER (PARTITION BY x.planet_index ORDER BY x.at) AS prev
-        FROM (
-          SELECT planet_index, owner, at, true AS own FROM r
-          UNION ALL
-          SELECT planet_index, owner, ${around.before}::timestamptz, false FROM planet_owners_at(${warId}, ${around.before})
-        ) x
-      ), changed AS (
-        INSERT INTO planet_owner_changes (captured_at, war_id, planet_index, from_owner, to_owner)
-        SELECT at, ${warId}, planet_index, prev, owner FROM seq WHERE own AND prev <> owner
-        ON CONFLICT DO NOTHING
-      )`
-  const written = tx<{ missing: { planet_index: number; owner: number; at: string }[] | null }[]>`
-    WITH r AS (
-      SELECT (${ticks.map((t) => t.at.toISOString())}::timestamptz[])[k] AS at, planet_index, owner, health, regen_per_second, players
-      FROM unnest(${column((_, k) => k)}::int[], ${column((p) => p.planet_index)}::int[], ${column((p) => p.owner)}::smallint[],
-                  ${column((p) => p.health)}::bigint[], ${column((p) => p.regen_per_second)}::float8[], ${column((p) => p.players)}::int[])
-             AS r(k, planet_index, owner, health, regen_per_second, players)
-    ), ins AS (
-      INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players)
-      SELECT at, ${warId}, planet_index, owner, health, regen_per_second, players FROM r
-    )${owners}
-    SELECT
-      ${late ? tx`NULL::json` : tx`(SELECT json_agg(json_build_object('planet_index', planet_index, 'owner', owner, 'at', at)) FROM seq WHERE own AND prev IS NULL)`} AS missing,
-      ${invalidation(tx, 'planet_status_snapshots', from)} AS invalidated`
-  // Sent behind the rows, before anything is awaited: it reads them.
-  const rebuilt = late ? tx`SELECT planet_owner_changes_rebuild(${warId}, ${from}, ${around.next})` : null
-  const [[result]] = await Promise.all([written, rebuilt])
-  if (result?.missing?.length) {
-    await tx`
-      INSERT INTO planet_owner_changes (captured_at, war_id, planet_index, from_owner, to_owner)
-      SELECT m.at, ${warId}, m.planet_index, b.owner, m.owner
-      FROM jsonb_to_recordset(${JSON.stringify(result.missing)}::text::jsonb) AS m(planet_index integer, owner smallint, at timestamptz)
-      CROSS JOIN LATERAL (
-        SELECT owner FROM planet_status_snapshots
-        WHERE war_id = ${warId} AND planet_index = m.planet_index AND captured_at < m.at
-        ORDER BY captured_at DESC LIMIT 1) b
-      WHERE b.owner <> m.owner
-      ON CONFLICT DO NOTHING`
+  // One array per column (the server reads arrays faster than the same rows as JSON).
+  const column = (value: (p: PlanetStatusInput) => number) => numbers(ticks.flatMap((t) => t.planets.map(value)))
+  const planets = column((p) => p.planet_index)
+  const values = tx`${planets}::int[], ${column((p) => p.owner)}::smallint[], ${column((p) => p.health)}::bigint[], ${column((p) => p.regen_per_second)}::float8[], ${column((p) => p.players)}::int[]`
+  if (around.next !== null) {
+    if (ticks.length > 1) throw new Error('planet status: ticks written before a stored one go one at a time')
+    await tx`SELECT planet_status_write_late(${warId}, ${ticks[0]!.at}, ${around.next}, ${values})`
+  } else {
+    const ks = numbers(ticks.flatMap((t, k) => t.planets.map(() => k + 1)))
+    await tx`SELECT planet_status_write(${warId}, ${around.before}::timestamptz, ${ticks.map((t) => t.at.toISOString())}::timestamptz[], ${ks}::int[], ${values})`
   }
-  // Every row is inserted (no conflict clause: a row stored already fails the statement).
   return ticks.map((t) => t.planets.length)
 }
 
 /*
- * The tick's neighbours come from the small ticks table, as values: a statement that
- * finds them in the planet rows (a subquery, an open time range) makes the planner plan
- * every chunk of the hypertable, on every tick, at a cost that grows with the history.
- * Ticks without planet rows are skipped.
+ * The tick's neighbours come from the small ticks table, as values. Ticks without planet
+ * rows are skipped.
  */
 async function tickBefore(tx: Tx, at: Date, warId: number): Promise<Date | null> {
   const [row] = await tx<{ t: Date | null }[]>`

@@ -46,7 +46,7 @@ export async function refreshRollups(sql: Sql, edition: Edition, now?: Date): Pr
   return written
 }
 
-export type SourceTable = 'player_count_snapshots' | 'planet_status_snapshots' | 'war_summary_snapshots'
+export type SourceTable = 'player_count_snapshots' | 'war_summary_snapshots'
 
 /** Rows at or after `from` were written to `table`: buckets from there on are served live until the next refresh. */
 export async function invalidateRollups(sql: Sql | Tx, table: SourceTable, from: Date): Promise<void> {
@@ -59,7 +59,6 @@ export const invalidation = (sql: Sql | Tx, table: SourceTable, from: Date): Fra
 /** The continuous aggregates (Community) over each raw table, finest first (each coarser one reads the one before). */
 const CAGGS: Record<SourceTable, readonly { name: string; seconds: number }[]> = {
   player_count_snapshots: PLAYER_COUNT_ROLLUPS,
-  planet_status_snapshots: [{ name: 'planet_status_1h', seconds: 3600 }],
   war_summary_snapshots: [{ name: 'war_summary_1d', seconds: 86_400 }],
 }
 

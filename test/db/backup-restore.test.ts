@@ -43,13 +43,13 @@ async function rowCounts(sql: Sql): Promise<Record<string, number>> {
   return out
 }
 
-/** A rollup answer: the daily player-count buckets and the hourly planet buckets, summed. */
+/** A rollup answer: the daily player-count buckets and the kept planet hours, summed. */
 const rollupAnswer = (sql: Sql) => sql`
   SELECT 'pc' AS k, game_name AS a, source AS b, count(*)::bigint AS buckets, sum(n)::bigint AS n, sum(sum_v)::bigint AS s, min(min_v) AS lo, max(max_v) AS hi
   FROM player_count_1d GROUP BY 2, 3
   UNION ALL
   SELECT 'ps', war_id::text, planet_index::text, count(*)::bigint, sum(n)::bigint, sum(players_sum)::bigint, min(players_max), max(players_max)
-  FROM planet_status_1h GROUP BY 2, 3
+  FROM planet_status_hours GROUP BY 2, 3
   ORDER BY 1, 2, 3`
 
 describeTimescale('backup and restore (pg_dump / pg_restore, TimescaleDB pre/post restore)', () => {

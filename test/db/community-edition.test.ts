@@ -65,7 +65,6 @@ if (typeof fork === 'string') {
       const caggs = await db.query<{ view_name: string; materialized_only: boolean }>(
         'SELECT view_name, materialized_only FROM timescaledb_information.continuous_aggregates ORDER BY 1')
       expect(caggs.rows).toEqual([
-        { view_name: 'planet_status_1h', materialized_only: false },
         { view_name: 'player_count_1d', materialized_only: false },
         { view_name: 'player_count_1h', materialized_only: false },
         { view_name: 'player_count_5m', materialized_only: false },
@@ -73,7 +72,7 @@ if (typeof fork === 'string') {
       ])
       const jobs = await db.query<{ n: number }>(
         "SELECT count(*)::int AS n FROM timescaledb_information.jobs WHERE proc_name = 'policy_refresh_continuous_aggregate'")
-      expect(jobs.rows[0]!.n).toBe(5)
+      expect(jobs.rows[0]!.n).toBe(4)
     })
 
     test('real-time aggregates equal the raw aggregate before and after a refresh, new rows included', async () => {
@@ -121,7 +120,6 @@ if (typeof fork === 'string') {
       const by = (t: string) => rows.rows.filter((r) => r.hypertable_name === t)
       const segs = (t: string) => by(t).filter((r) => r.segmentby_column_index !== null).map((r) => r.attname)
       expect(segs('player_count_snapshots')).toEqual(['game_name', 'source'])
-      expect(segs('planet_status_snapshots')).toEqual(['war_id', 'planet_index'])
       expect(segs('war_summary_snapshots')).toEqual(['war_id'])
       expect(segs('major_order_progress')).toEqual(['order_id32'])
       expect(segs('planet_stats_snapshots')).toEqual(['war_id', 'planet_index'])

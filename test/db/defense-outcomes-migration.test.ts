@@ -6,18 +6,14 @@
  * the first captures past its expiry), written as the collectors wrote them then.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { fightOf } from '../../src/collect/full-status.ts'
-import { migrate, SQL_DIR } from '../../src/db/migrate.ts'
+import { migrate } from '../../src/db/migrate.ts'
 import { parseWarStatus } from '../../src/feeds/upstream.ts'
 import { record } from '../../src/storage/events.ts'
 import * as fight from '../../src/storage/fight.ts'
-import * as planetStatus from '../../src/storage/planet-status.ts'
-import { claimFullStatus } from '../../src/storage/ticks.ts'
 import type { TestDatabase } from '../support/db.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
+import { migrateBefore, writeDenseTick } from '../support/older-layout.ts'
 import { capture, statusPayload } from '../support/series.ts'
 
 const BEFORE = 19
@@ -25,22 +21,16 @@ const TICKS = [...Array.from({ length: 16 }, (_, i) => 440 + i), 597, 598]
 
 describeOnEachDatabase('0019 on a database of the layout before it', (target) => {
   let db: TestDatabase
-  let older: string
 
   beforeAll(async () => {
-    older = mkdtempSync(join(tmpdir(), 'gws-sql-before-'))
-    for (const f of readdirSync(SQL_DIR)) if (Number(f.slice(0, 4)) < BEFORE) cpSync(join(SQL_DIR, f), join(older, f))
     db = await target.open({ migrate: false })
-    await migrate(db.sql, { dir: older })
+    await migrateBefore(db.sql, BEFORE)
     // The ticks as the full-status writes stored them then: planets, the fight and its spans.
     for (const k of TICKS) {
       const status = parseWarStatus(statusPayload(k)).data
       const at = capture(k).at
-      await db.sql.begin(async (tx) => {
-        if (!(await claimFullStatus(tx, at, 801, status.time, status.planetStatus.length))) return
-        await planetStatus.insert(tx, at, 801, status.planetStatus.map((p) => ({ planet_index: p.index, owner: p.owner, health: p.health, regen_per_second: p.regenPerSecond, players: p.players })))
-        await fight.insert(tx, at, 801, fightOf(status, at), status.time)
-      })
+      const planets = status.planetStatus.map((p) => ({ planet_index: p.index, owner: p.owner, health: p.health, regen_per_second: p.regenPerSecond, players: p.players }))
+      await writeDenseTick(db.sql, 801, at, status.time, planets, (tx) => fight.insert(tx as never, at, 801, fightOf(status, at), status.time))
     }
     // What the stream said then: won when 4307 left the feed, lost once a tick passed its expiry.
     await db.sql`
@@ -50,7 +40,6 @@ describeOnEachDatabase('0019 on a database of the layout before it', (target) =>
   }, 120_000)
   afterAll(async () => {
     await db?.dispose()
-    rmSync(older, { recursive: true, force: true })
   })
 
   test('decides 4307 won where the captures say, and corrects the lost the stream pushed, naming it; the next write pushes the correction', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { invalidateRollups, PLAYER_COUNT_ROLLUPS, refreshRollups } from '../../src/storage/rollups.ts'
 import type { TestDatabase } from '../support/db.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
+import { writePlanetTicks, type PlanetRowAt } from '../support/seed.ts'
 
 // A fixed "now" so bucket boundaries are known; rows are written relative to it.
 const NOW = new Date('2026-11-21T12:00:00Z')
@@ -74,23 +75,26 @@ describeOnEachDatabase('rollups', (target) => {
     await expectAllLevelsExact()
   })
 
-  test('planet status hourly rollup keeps the last state and player totals of each hour', async () => {
-    await db.sql`
-      INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players)
-      SELECT ${NOW}::timestamptz - make_interval(secs => g), 801, p, 2 + (g / 3600) % 2, 1000000 - g, 4.1666665, (g / 300 + p) % 500
+  test('planet status hours keep the last state and player totals of each hour in which a planet changed', async () => {
+    // Four planets over two days: owners flip every hour, health falls, players move.
+    const rows = await db.sql<PlanetRowAt[]>`
+      SELECT ${NOW}::timestamptz - make_interval(secs => g) AS at, p AS planet_index, (2 + (g / 3600) % 2)::int AS owner,
+             (1000000 - g)::int AS health, 4.1666665::float8 AS regen_per_second, ((g / 300 + p) % 500)::int AS players
       FROM generate_series(0, 2 * 86400, 300) AS g, generate_series(0, 3) AS p`
-    // Earlier tests refreshed this rollup past these rows' times: writers must say so.
-    await invalidateRollups(db.sql, 'planet_status_snapshots', at(2 * 86_400))
-    await refreshRollups(db.sql, db.info.edition, new Date(NOW.getTime() - 3600_000 * 5))
+    await writePlanetTicks(db.sql, 801, rows)
+    // Every hour before the latest tick's, from the rows the changes stand for (the view).
     const raw = await db.sql`
-      SELECT time_bucket(interval '1 hour', captured_at)::text AS bucket, planet_index, count(*) AS n, sum(players)::bigint AS players_sum,
+      SELECT time_bucket(interval '1 hour', captured_at)::text AS bucket, planet_index, count(*)::int AS n, sum(players)::bigint AS players_sum,
              max(players) AS players_max, (array_agg(owner ORDER BY captured_at DESC))[1] AS owner,
-             (array_agg(health ORDER BY captured_at DESC))[1] AS health, max(captured_at)::text AS last_at
-      FROM planet_status_snapshots GROUP BY 1, 2 ORDER BY 1, 2`
-    const rolled = await db.sql`
-      SELECT bucket::text AS bucket, planet_index, n, players_sum, players_max, owner, health, last_at::text AS last_at
-      FROM planet_status_1h ORDER BY 1, 2`
-    expect(rolled.length).toBeGreaterThan(48 * 4)
-    expect([...rolled]).toEqual([...raw])
+             (array_agg(health ORDER BY captured_at DESC))[1] AS health, (array_agg(players ORDER BY captured_at DESC))[1] AS players,
+             max(captured_at)::text AS last_at
+      FROM planet_status_snapshots WHERE war_id = 801 AND captured_at < time_bucket(interval '1 hour', ${NOW}::timestamptz)
+      GROUP BY 1, 2 ORDER BY 1, 2`
+    const kept = await db.sql`
+      SELECT bucket::text AS bucket, planet_index, n, players_sum, players_max, owner, health, players, last_at::text AS last_at
+      FROM planet_status_hours WHERE war_id = 801 ORDER BY 1, 2`
+    // Every planet changes at every tick here: every hour is kept.
+    expect(kept.length).toBe(48 * 4)
+    expect([...kept]).toEqual([...raw])
   })
 })

@@ -146,7 +146,7 @@ describeOnEachDatabase('importing NDJSON captures', (target) => {
       const [span] = await imported.sql<{ first_seen_at: Date; last_seen_at: Date }[]>`SELECT first_seen_at, last_seen_at FROM planet_event_spans`
       expect([span!.first_seen_at.toISOString(), span!.last_seen_at.toISOString()]).toEqual([at(0), at(10)])
       if (imported.info.edition !== 'timescale') {
-        const stores = ['planet_status_1h_store', 'player_count_5m_store', 'war_summary_1d_store']
+        const stores = ['player_count_5m_store', 'war_summary_1d_store']
         for (const t of stores) {
           const rows = async (db: TestDatabase) => (await db.sql<{ r: string }[]>`SELECT to_jsonb(x)::text AS r FROM ${db.sql(t)} x`).map((x) => x.r).sort()
           expect(await rows(imported)).toEqual(await rows(live))

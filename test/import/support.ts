@@ -135,10 +135,13 @@ export async function collectLive(db: Pick<Database, 'sql' | 'gate'>, captures: 
 
 // ------------------------------------------------------------------ what is compared
 
-/** Every table the collectors write (with the derived ones: owner changes, current campaigns, texts). */
-export const IMPORT_TABLES = [...DATASET_TABLES, 'planet_owner_changes', 'campaigns', 'dispatch_texts', 'major_order_texts'] as const
+/**
+ * Every table the collectors write (with the derived ones: owner changes, current
+ * campaigns, texts), and the per-tick planet rows its changes stand for (a view).
+ */
+export const IMPORT_TABLES = [...DATASET_TABLES, 'planet_status_snapshots', 'planet_owner_changes', 'campaigns', 'dispatch_texts', 'major_order_texts'] as const
 /** The rollups, by their one name on every edition (exact up to the last row whether materialized or not). */
-export const ROLLUP_VIEWS = ['player_count_5m', 'player_count_1h', 'player_count_1d', 'planet_status_1h', 'war_summary_1d'] as const
+export const ROLLUP_VIEWS = ['player_count_5m', 'player_count_1h', 'player_count_1d', 'war_summary_1d'] as const
 
 /** Every row of every table and rollup, each table's rows sorted: equal dumps, equal databases. */
 export async function dump(db: Pick<Database, 'sql'>): Promise<Record<string, string[]>> {

@@ -14,10 +14,12 @@ import { PlayerCountRow } from '../../src/storage/player-counts.ts'
 import { invalidateRollups } from '../../src/storage/rollups.ts'
 import { WarSummaryRow } from '../../src/storage/war-summary.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
-import { SEED, seedAll } from '../support/seed.ts'
+import { deleteTick, SEED, seedAll, writeTick } from '../support/seed.ts'
 import { openHarness, type Harness } from './helpers.ts'
 
 const MIN = 60_000
+/** The planet row the kept-page tests write at a tick of their own. */
+const ROW = { planet_index: 1, owner: 2, health: 1, regen_per_second: 0, players: 1 }
 
 const DAY = 86_400_000
 const isoDay = (d: Date) => d.toISOString().slice(0, 10)
@@ -270,20 +272,16 @@ describeOnEachDatabase('historical routes', (target) => {
     const before = await h.get(fixed)
     expect(before.body.totalResults).toBe(12)
     try {
-      await h.db.sql`INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players) VALUES (${at[0]!}, 801, 1, 2, 1, 0, 1)`
-      // As every write below the rollups' watermark must (docs/operations.md "Database and editions").
-      await invalidateRollups(h.db.sql, 'planet_status_snapshots', at[0]!)
+      await writeTick(h.db.sql, 801, at[0]!, [ROW])
       const after = await h.get(fixed)
       expect(after.body.totalResults).toBe(13)
       expect(after.body.items.map((r: any) => r.timestamp)).toContain(at[0]!.toISOString())
       expect(after.headers.get('cache-control')).toBe('no-store')
       // Not heard of: the kept page is the one of the data version it was computed at.
-      await raw`INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players) VALUES (${at[1]!}, 801, 1, 2, 1, 0, 1)`
-      await invalidateRollups(raw, 'planet_status_snapshots', at[1]!)
+      await writeTick(raw, 801, at[1]!, [ROW])
       expect(await h.get(fixed)).toEqual(after)
     } finally {
-      await h.db.sql`DELETE FROM planet_status_snapshots WHERE captured_at IN ${h.db.sql(at)} AND planet_index = 1`
-      await invalidateRollups(h.db.sql, 'planet_status_snapshots', at[1]!)
+      for (const t of at) await deleteTick(h.db.sql, 801, t)
     }
   })
 
@@ -306,8 +304,7 @@ describeOnEachDatabase('historical routes', (target) => {
       // (docs/operations.md "Database and editions"): 7 minutes back is in an already
       // materialized hour during the first minutes of each hour, and the page's totals come
       // from the rollups' bucket counts.
-      await raw`INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players) VALUES (${inserted[0]!}, 801, 1, 2, 1, 0, 1)`
-      await invalidateRollups(raw, 'planet_status_snapshots', inserted[0]!)
+      await writeTick(raw, 801, inserted[0]!, [ROW])
       clock = new Date(now.getTime() + 200_000)
       expect(await c.get(path)).toEqual(first)
       // Past the moment the oldest row leaves: computed again, exact for the new window.
@@ -318,7 +315,7 @@ describeOnEachDatabase('historical routes', (target) => {
       expect(moved.body.items.map((r: any) => r.timestamp)).toContain(inserted[0]!.toISOString())
       expect(moved.body.items[0].timestamp).toBe(new Date(now.getTime() - 3000).toISOString())
       // A row newer than the moment a page is computed (a clock ahead), heard of: the page is computed and not kept.
-      await c.db.sql`INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players) VALUES (${inserted[1]!}, 801, 1, 2, 1, 0, 1)`
+      await writeTick(c.db.sql, 801, inserted[1]!, [ROW])
       clock = new Date(now.getTime() + MIN)
       const early = await c.get(path)
       expect(early.body.totalResults).toBe(await direct())
@@ -327,8 +324,7 @@ describeOnEachDatabase('historical routes', (target) => {
       expect(later.body.totalResults).toBe(early.body.totalResults + 1)
       expect(later.body.items[0].timestamp).toBe(inserted[1]!.toISOString())
     } finally {
-      await c.db.sql`DELETE FROM planet_status_snapshots WHERE planet_index = 1 AND war_id = 801 AND captured_at IN ${c.db.sql(inserted)}`
-      await invalidateRollups(c.db.sql, 'planet_status_snapshots', inserted[0]!)
+      for (const t of inserted) await deleteTick(c.db.sql, 801, t)
       await c.close()
     }
   })

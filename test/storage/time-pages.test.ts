@@ -13,7 +13,7 @@ import type { TimeRange } from '../../src/storage/query.ts'
 import * as warSummary from '../../src/storage/war-summary.ts'
 import type { TestDatabase } from '../support/db.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
-import { SEED, seedAll } from '../support/seed.ts'
+import { SEED, seedAll, writeTick } from '../support/seed.ts'
 
 const DAY = 86_400_000
 const NOW = new Date('2026-11-20T12:00:07.123Z')
@@ -72,10 +72,6 @@ describeOnEachDatabase('pages located through rollup counts', (target) => {
       for (const [i, b] of BOUNDARIES.entries()) {
         await playerCounts.insertUpstream(tx, b, 801, 99_100_000 + i, 100_000 + i)
         await playerCounts.invalidate(tx, b)
-        for (const planet of SEED.trackedPlanets) {
-          await tx`INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players) VALUES (${b}, 801, ${planet}, 1, 1000, 0, 5)`
-        }
-        await tx`SELECT rollup_invalidate('planet_status_snapshots', ${b})`
         await tx`
           INSERT INTO war_summary_snapshots
           SELECT ${b}::timestamptz, war_id, ${99_200_000 + i}, bug_kills, automaton_kills, illuminate_kills, deaths, missions_won, missions_lost,
@@ -84,6 +80,10 @@ describeOnEachDatabase('pages located through rollup counts', (target) => {
         await tx`SELECT rollup_invalidate('war_summary_snapshots', ${b})`
       }
     })
+    // Planet ticks there too (written late, among the seeded ones), as the collector writes them.
+    for (const b of BOUNDARIES) {
+      await writeTick(db.sql, 801, b, SEED.trackedPlanets.map((planet_index) => ({ planet_index, owner: 1, health: 1000, regen_per_second: 0, players: 5 })))
+    }
   }, 120_000)
   afterAll(async () => {
     await db?.dispose()

@@ -38,7 +38,7 @@ import { startSimulator, type Simulator } from '../../src/sim/server.ts'
 import { refreshRollups } from '../../src/storage/rollups.ts'
 import { createScratchDatabase, TEST_DATABASE_URL } from './db.ts'
 import { startService, type ServiceProcess } from './process.ts'
-import { SEED, seedPlanetStatus, seedPlayerCounts } from './seed.ts'
+import { SEED, seedPlanetStatus, seedPlayerCounts, type PlanetRowAt } from './seed.ts'
 
 export { PAGE_CSP }
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
@@ -133,14 +133,12 @@ export interface PagesService {
  */
 export const CONTESTED = { planet: 3, everySeconds: 6000 } as const
 
-async function seedContestedPlanet(sql: Sql, now: Date) {
-  await sql`
-    INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players)
-    SELECT ${now}::timestamptz - make_interval(secs => g + 3), 801, ${CONTESTED.planet},
-           CASE WHEN (g / ${CONTESTED.everySeconds}::int) % 2 = 0 THEN 1 ELSE 2 END, 500000, 1.25, 300
-    FROM generate_series(0, ${SEED.planetStatusDays * 86_400}::int, 300) AS g`
-  // The owner changes, as the full-status writes keep them.
-  await sql`SELECT planet_owner_changes_rebuild(801, '-infinity', 'infinity')`
+/** The contested planet's rows at the seeded ticks (seedPlanetStatus writes them with the others). */
+async function contestedRows(sql: Sql, now: Date): Promise<PlanetRowAt[]> {
+  return [...(await sql<PlanetRowAt[]>`
+    SELECT ${now}::timestamptz - make_interval(secs => g + 3) AS at, ${CONTESTED.planet}::int AS planet_index,
+           CASE WHEN (g / ${CONTESTED.everySeconds}::int) % 2 = 0 THEN 1 ELSE 2 END AS owner, 500000 AS health, 1.25::float8 AS regen_per_second, 300 AS players
+    FROM generate_series(0, ${SEED.planetStatusDays * 86_400}::int, 300) AS g`)]
 }
 
 /**
@@ -313,8 +311,7 @@ export function usePagesService(): PagesService {
     // The live POSTs below come after the seeded history, which ends a minute ago.
     const seeded = new Date(Date.now() - 60_000)
     await seedPlayerCounts(sql, seeded)
-    await seedPlanetStatus(sql, seeded)
-    await seedContestedPlanet(sql, seeded)
+    await seedPlanetStatus(sql, seeded, await contestedRows(sql, seeded))
     await refreshRollups(sql, (await detectEdition(sql)).edition, seeded)
     sim = startSimulator({ port: 0, seed: 15, speed: 1 })
     ;[svc, browser] = await Promise.all([

@@ -7,7 +7,8 @@
  *   their planet_war_info;
  * - player counts of 'Game 2': upstream rows every 15 s over the last API_DAYS days,
  *   pcstore rows every 10 min over the last PCSTORE_DAYS days; 'Game' pcstore rows too;
- * - planet status ticks every 5 min over 31 days for planets 0..2 of war 801 (a few for 800);
+ * - planet status ticks every 5 min over 31 days for planets 0..2 of war 801 (a few for 800),
+ *   written as the collector writes them (the ticks, then what changed);
  * - war summary ticks every 5 min over 10 days (801) and a few for 800;
  * - major orders (three in 801, one in 800) and the progress of two of them;
  * - dispatches (801: 30, some with %, _ and \ in the text; 800: 3).
@@ -16,7 +17,9 @@ import type { Sql } from '../../src/db/connect.ts'
 import type { Edition } from '../../src/db/edition.ts'
 import { warInfo } from '../../src/collect/war-info.ts'
 import { parseWarInfo, parseWarStatus } from '../../src/feeds/upstream.ts'
+import * as planetStatus from '../../src/storage/planet-status.ts'
 import { refreshRollups } from '../../src/storage/rollups.ts'
+import { claimTicks } from '../../src/storage/ticks.ts'
 import { loadSample } from './samples.ts'
 
 export const SEED = {
@@ -80,20 +83,91 @@ export async function seedPlayerCounts(sql: Sql, now: Date) {
          LATERAL (SELECT (base + round(base * 0.3 * sin(g / 20000.0)) + (g / 600) % 5 * 10)::int AS v) AS val`
 }
 
-export async function seedPlanetStatus(sql: Sql, now: Date) {
+/** A planet's row at a tick, as the seeds make them. */
+export interface PlanetRowAt {
+  at: Date
+  planet_index: number
+  owner: number
+  health: number
+  regen_per_second: number
+  players: number
+}
+
+/**
+ * Planet rows written as the full-status collector writes its ticks: each tick claimed
+ * (its war time: its second), then the planets of the ticks in order, in batches (what
+ * changed: storage/planet-status.ts). The ticks must be later than every stored one of the war.
+ */
+export async function writePlanetTicks(sql: Sql, warId: number, rows: readonly PlanetRowAt[]) {
+  const byTick = new Map<number, PlanetRowAt[]>()
+  for (const r of rows) byTick.set(r.at.getTime(), [...(byTick.get(r.at.getTime()) ?? []), r])
+  const ticks = [...byTick].sort((a, b) => a[0] - b[0]).map(([t, planets]) => ({ at: new Date(t), planets: planets.sort((a, b) => a.planet_index - b.planet_index) }))
+  for (let i = 0; i < ticks.length; i += 500) {
+    const batch = ticks.slice(i, i + 500)
+    await sql.begin(async (tx) => {
+      const claims = await claimTicks(tx, batch.map((t) => ({ warId, warTime: Math.floor(t.at.getTime() / 1000), at: t.at, planets: t.planets.length })))
+      if (claims.some((c) => !c.claimed || c.next)) throw new Error('writePlanetTicks: ticks must be new and later than the stored ones')
+      await planetStatus.insertTicks(tx, warId, batch, { before: claims[0]!.before, next: null })
+    })
+  }
+}
+
+/**
+ * One tick of a war's planets written as the collector writes it, wherever it falls (a
+ * tick before a stored one is written late): its claim, then what changed.
+ */
+export async function writeTick(sql: Sql, warId: number, at: Date, planets: readonly Omit<PlanetRowAt, 'at'>[]) {
+  await sql.begin(async (tx) => {
+    const [claim] = await claimTicks(tx, [{ warId, warTime: Math.floor(at.getTime() / 1000), at, planets: planets.length }])
+    if (!claim!.claimed) throw new Error(`writeTick: a tick at ${at.toISOString()} is stored already`)
+    await planetStatus.insertTicks(tx, warId, [{ at, planets: [...planets] }], { before: claim!.before, next: claim!.next })
+  })
+}
+
+/**
+ * Take a tick written by writeTick out again (a test's clean-up): the tick, its rows and
+ * its counts; the owner changes and the planet-hours around it computed again. For ticks
+ * whose next tick has rows of its own for the planets it changed (no restated rows).
+ */
+export async function deleteTick(sql: Sql, warId: number, at: Date) {
+  await sql.begin(async (tx) => {
+    await tx`DELETE FROM full_status_ticks WHERE war_id = ${warId} AND captured_at = ${at}`
+    await tx`DELETE FROM planet_status_changes WHERE war_id = ${warId} AND captured_at = ${at}`
+    await tx`UPDATE full_status_tick_hours SET n = n - 1 WHERE war_id = ${warId} AND bucket = time_bucket(interval '1 hour', ${at}::timestamptz)`
+    await tx`UPDATE full_status_tick_days SET n = n - 1 WHERE war_id = ${warId} AND bucket = time_bucket(interval '1 day', ${at}::timestamptz)`
+    await tx`SELECT planet_owner_changes_rebuild(${warId}, ${at}::timestamptz - interval '1 day', ${at}::timestamptz + interval '1 day')`
+    await tx`
+      UPDATE planet_status_latest l SET (owner, health, regen_per_second, players) = (
+        SELECT c.owner, c.health, c.regen_per_second, c.players FROM planet_status_changes c
+        WHERE c.war_id = l.war_id AND c.planet_index = l.planet_index ORDER BY c.captured_at DESC LIMIT 1),
+        last_owner = (SELECT c.owner FROM planet_status_changes c
+                      WHERE c.war_id = l.war_id AND c.planet_index = l.planet_index AND c.owner IS NOT NULL ORDER BY c.captured_at DESC LIMIT 1)
+      WHERE l.war_id = ${warId}`
+    await tx`
+      SELECT planet_status_hours_rebuild(${warId}, time_bucket(interval '1 hour', ${at}::timestamptz),
+        least(time_bucket(interval '1 hour', ${at}::timestamptz) + interval '1 hour',
+              (SELECT time_bucket(interval '1 hour', max(captured_at)) FROM full_status_ticks WHERE war_id = ${warId} AND planets_written > 0)))`
+  })
+}
+
+/**
+ * The seeded planet ticks: every 5 minutes over SEED.planetStatusDays for the tracked
+ * planets of war 801 (with `extra` rows of war 801 at the same ticks), a few of war 800.
+ */
+export async function seedPlanetStatus(sql: Sql, now: Date, extra: readonly PlanetRowAt[] = []) {
   // Ticks on the 5-minute grid of the full-status collector, 3 s after the minute.
-  await sql`
-    INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players)
-    SELECT ${now}::timestamptz - make_interval(secs => g + 3), 801, p,
-           CASE WHEN p % 2 = 0 THEN 1 ELSE 2 END,
-           (500000 + 400000 * sin(g / 200000.0 + p))::bigint,
-           1.25 + p,
-           (1000 + 500 * cos(g / 50000.0) + g / 300 % 13)::int + p
+  const rows = await sql<PlanetRowAt[]>`
+    SELECT ${now}::timestamptz - make_interval(secs => g + 3) AS at, p AS planet_index,
+           CASE WHEN p % 2 = 0 THEN 1 ELSE 2 END AS owner,
+           (500000 + 400000 * sin(g / 200000.0 + p))::bigint AS health,
+           (1.25 + p)::float8 AS regen_per_second,
+           (1000 + 500 * cos(g / 50000.0) + g / 300 % 13)::int + p AS players
     FROM generate_series(0, ${SEED.planetStatusDays * 86_400}::int, 300) AS g, unnest(${SEED.trackedPlanets as unknown as number[]}::int[]) AS p`
-  await sql`
-    INSERT INTO planet_status_snapshots (captured_at, war_id, planet_index, owner, health, regen_per_second, players)
-    SELECT ${now}::timestamptz - make_interval(secs => g + 3), 800, 0, 1, 42, 0, 7
+  await writePlanetTicks(sql, 801, [...rows.map((r) => ({ ...r, health: Number(r.health) })), ...extra])
+  const old = await sql<PlanetRowAt[]>`
+    SELECT ${now}::timestamptz - make_interval(secs => g + 3) AS at, 0 AS planet_index, 1 AS owner, 42 AS health, 0::float8 AS regen_per_second, 7 AS players
     FROM generate_series(0, 3600, 300) AS g`
+  await writePlanetTicks(sql, 800, old)
 }
 
 export async function seedWarSummary(sql: Sql, now: Date) {

@@ -321,8 +321,8 @@ async function writeGroup(tx: Tx, { warId, around }: Group, ticks: readonly Tick
     planetStatus.insertTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, planets: rows.planets })), around),
     planetStatus.replaceCampaignsOfTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, campaigns: rows.campaigns }))),
     // A tick spooled before the fight was kept has none; likewise the effects.
-    fight.insertTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, warTime: rows.warTime, fight: rows.fight ?? fight.NO_FIGHT }))),
-    planetEffects.insertTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, effects: rows.effects ?? [] }))),
+    fight.insertTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, warTime: rows.warTime, fight: rows.fight ?? fight.NO_FIGHT })), around.next),
+    planetEffects.insertTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, effects: rows.effects ?? [] })), around.next),
     warSummary.insertTicks(tx, warId, ticks.flatMap(({ at, rows }) => (rows.counters ? [{ at, warTime: rows.warTime, counters: rows.counters }] : []))),
     majorOrders.upsertTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, orders: rows.orders }))),
     dispatches.insertNewOfTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, dispatches: rows.dispatches }))),

@@ -7,6 +7,8 @@ import { t, type Static } from 'elysia'
 import type { Sql, Tx } from '../db/connect.ts'
 import { Int, Nullable, repeats, rowAffectedTwice, selectRow, Timestamp } from './model.ts'
 import { ticks as planetTicks } from './planet-status.ts'
+import * as tickSets from './tick-sets.ts'
+import type { Item } from './tick-sets.ts'
 
 export const CampaignRow = t.Object(
   {
@@ -89,20 +91,29 @@ export interface FightCounts {
 }
 
 /** The rows of one tick and its spans (insertTicks). `warTime`: the tick's status war time. */
-export async function insert(tx: Tx, at: Date, warId: number, f: FightInput, warTime: number | null = null): Promise<FightCounts> {
-  const [counts] = await insertTicks(tx, warId, [{ at, warTime, fight: f }])
+export async function insert(tx: Tx, at: Date, warId: number, f: FightInput, warTime: number | null = null, next: Date | null = null): Promise<FightCounts> {
+  const [counts] = await insertTicks(tx, warId, [{ at, warTime, fight: f }], next)
   return counts!
 }
 
+/** A tick's campaigns, attack lines and joint operations as the sets of sql/0022 (storage/tick-sets.ts). */
+export const setsOf = (f: FightInput): Record<'campaigns' | 'attacks' | 'joint_operations', Item[]> => ({
+  campaigns: f.campaigns.map((c) => [c.campaign_id, c.planet_index, c.type, c.count, c.race]),
+  attacks: f.attacks.map((a) => [a.source_index, a.target_index, a.lanes]),
+  joint_operations: f.jointOperations.map((j) => [j.operation_id, j.planet_index, j.hq_node_index]),
+})
+
 /**
- * The fight of ticks of one war, oldest first, each later than the one before, in one
- * statement: each table's rows (a row already stored adds nothing), and the spans of their
- * events and campaigns (sql/0014_fight_spans.sql) moved to include them, each span once
- * with what the ticks, one after the other, would have left: its first and last sighting,
- * the state at its latest one, its first at zero health; a campaign's planet and type as
- * first inserted. Returns the rows per tick.
+ * The fight of ticks of one war, oldest first, each later than the one before (`next`: the
+ * stored tick after a tick written late, the only one then): the events' rows (a row
+ * already stored adds nothing) in one statement with the spans of the events and campaigns
+ * (sql/0014_fight_spans.sql) moved to include them, each span once with what the ticks, one
+ * after the other, would have left: its first and last sighting, the state at its latest
+ * one, its first at zero health; a campaign's planet and type as first inserted; then the
+ * campaigns, attack lines and joint operations, sets kept where they change
+ * (storage/tick-sets.ts). Returns the rows per tick (a set's: its items).
  */
-export async function insertTicks(tx: Tx, warId: number, ticks: readonly FightTick[]): Promise<FightCounts[]> {
+export async function insertTicks(tx: Tx, warId: number, ticks: readonly FightTick[], next: Date | null = null): Promise<FightCounts[]> {
   if (!ticks.length) return []
   // Spans are upserted once per key here; a tick that lists an event or a campaign twice
   // fails as its own upsert would.
@@ -117,25 +128,11 @@ export async function insertTicks(tx: Tx, warId: number, ticks: readonly FightTi
         k integer, at timestamptz, war_time bigint, event_id bigint, planet_index integer, event_type integer, race integer, health bigint,
         max_health bigint, start_war_time bigint, expire_war_time bigint, starts_at timestamptz, expires_at timestamptz, campaign_id bigint,
         joint_operation_ids bigint[])
-    ), campaign_rows AS (
-      INSERT INTO campaign_snapshots (captured_at, war_id, campaign_id, planet_index, type, count, race)
-      SELECT at, ${warId}, campaign_id, planet_index, type, count, race FROM c
-      ON CONFLICT DO NOTHING RETURNING captured_at
     ), event_rows AS (
       INSERT INTO planet_event_snapshots (captured_at, war_id, event_id, planet_index, event_type, race, health, max_health, start_war_time,
         expire_war_time, starts_at, expires_at, campaign_id, joint_operation_ids)
       SELECT at, ${warId}, event_id, planet_index, event_type, race, health, max_health, start_war_time, expire_war_time, starts_at, expires_at,
              campaign_id, joint_operation_ids FROM e
-      ON CONFLICT DO NOTHING RETURNING captured_at
-    ), attack_rows AS (
-      INSERT INTO planet_attack_snapshots (captured_at, war_id, source_index, target_index, lanes)
-      SELECT a.at, ${warId}, a.source_index, a.target_index, a.lanes
-      FROM jsonb_to_recordset(${of((t) => t.fight.attacks)}::text::jsonb) AS a(k integer, at timestamptz, source_index integer, target_index integer, lanes integer)
-      ON CONFLICT DO NOTHING RETURNING captured_at
-    ), operation_rows AS (
-      INSERT INTO joint_operation_snapshots (captured_at, war_id, operation_id, planet_index, hq_node_index)
-      SELECT j.at, ${warId}, j.operation_id, j.planet_index, j.hq_node_index
-      FROM jsonb_to_recordset(${of((t) => t.fight.jointOperations)}::text::jsonb) AS j(k integer, at timestamptz, operation_id bigint, planet_index integer, hq_node_index integer)
       ON CONFLICT DO NOTHING RETURNING captured_at
     ), event_spans AS (
       INSERT INTO planet_event_spans AS s (war_id, event_id, planet_index, event_type, race, campaign_id, max_health, first_seen_at, last_seen_at,
@@ -164,11 +161,11 @@ export async function insertTicks(tx: Tx, warId: number, ticks: readonly FightTi
         first_seen_at = least(s.first_seen_at, excluded.first_seen_at),
         last_seen_at = greatest(s.last_seen_at, excluded.last_seen_at)
     )
-    SELECT 'campaignHistory' AS count, captured_at AS at, count(*)::int AS n FROM campaign_rows GROUP BY captured_at
-    UNION ALL SELECT 'planetEvents', captured_at, count(*)::int FROM event_rows GROUP BY captured_at
-    UNION ALL SELECT 'planetAttacks', captured_at, count(*)::int FROM attack_rows GROUP BY captured_at
-    UNION ALL SELECT 'jointOperations', captured_at, count(*)::int FROM operation_rows GROUP BY captured_at`
-  const out = ticks.map((): FightCounts => ({ campaignHistory: 0, planetEvents: 0, planetAttacks: 0, jointOperations: 0 }))
+    SELECT 'planetEvents' AS count, captured_at AS at, count(*)::int AS n FROM event_rows GROUP BY captured_at`
+  await tickSets.writeTicks(tx, warId, ticks.map(({ at, fight }) => ({ at, sets: setsOf(fight) })), next)
+  const out = ticks.map(({ fight }): FightCounts => ({
+    campaignHistory: fight.campaigns.length, planetEvents: 0, planetAttacks: fight.attacks.length, jointOperations: fight.jointOperations.length,
+  }))
   const byAt = new Map(ticks.map((t, k) => [t.at.getTime(), k]))
   for (const r of rows as unknown as { count: keyof FightCounts; at: Date; n: number }[]) out[byAt.get(r.at.getTime())!]![r.count] = r.n
   return out
@@ -184,12 +181,15 @@ export interface CampaignAtTick extends CampaignRow {
  * written with its rows: the least of their times).
  */
 async function campaignsAt(sql: Sql, warId: number, at: Date): Promise<CampaignAtTick[]> {
-  return [...(await sql<CampaignAtTick[]>`
-    SELECT ${selectRow(sql, CampaignRow, { campaignId: sql`c.campaign_id`, planetIndex: sql`c.planet_index`, type: sql`c.type`, count: sql`c.count`, race: sql`c.race` })},
-      s.first_seen_at AS "firstSeenAt"
-    FROM campaign_snapshots c JOIN campaign_spans s ON s.war_id = c.war_id AND s.campaign_id = c.campaign_id
-    WHERE c.war_id = ${warId} AND c.captured_at = ${at}
-    ORDER BY c.campaign_id`)]
+  const items = (await tickSets.setAt(sql, warId, 'campaigns', at)) as [number, number, number, number, number | null][]
+  if (!items.length) return []
+  const spans = await sql<{ campaignId: number; firstSeenAt: Date }[]>`
+    SELECT campaign_id AS "campaignId", first_seen_at AS "firstSeenAt" FROM campaign_spans
+    WHERE war_id = ${warId} AND campaign_id = ANY(${items.map((i) => i[0])}::bigint[])`
+  const first = new Map(spans.map((s) => [Number(s.campaignId), s.firstSeenAt]))
+  return items
+    .filter(([campaignId]) => first.has(campaignId))
+    .map(([campaignId, planetIndex, type, count, race]) => ({ campaignId, planetIndex, type, count, race, firstSeenAt: first.get(campaignId)! }))
 }
 
 /** A tick of an event's health. */
@@ -227,9 +227,8 @@ async function eventWindows(sql: Sql, f: { warId: number; at: Date; planetIndexe
 
 /** The war's attack lines at tick `at`. */
 async function attacksAt(sql: Sql, warId: number, at: Date): Promise<AttackRow[]> {
-  return [...(await sql<AttackRow[]>`
-    SELECT ${selectRow(sql, AttackRow, { source: sql`source_index`, target: sql`target_index` })}
-    FROM planet_attack_snapshots WHERE war_id = ${warId} AND captured_at = ${at} ORDER BY source_index, target_index`)]
+  const items = (await tickSets.setAt(sql, warId, 'attacks', at)) as [number, number, number][]
+  return items.map(([source, target, lanes]) => ({ source, target, lanes }))
 }
 
 /** A tick of a campaign's life: its event's health (a defense; `owner` null), else its planet's status. */

@@ -1,11 +1,11 @@
 /**
- * The galactic effects active on each planet at each full-status tick, as history
- * (sql/0012_planet_effects.sql): the status feed's `planetActiveEffects`, one row per planet
- * and effect. Written in the full-status tick's transaction (collect/full-status.ts); /planets
- * reads the latest tick's (services/planets.ts).
+ * The galactic effects active on each planet at each full-status tick, as history: the
+ * status feed's `planetActiveEffects`, a set of (planet, effect) kept where it changes
+ * (sql/0022, storage/tick-sets.ts). Written in the full-status tick's transaction
+ * (collect/full-status.ts); /planets reads the latest tick's (services/planets.ts).
  */
 import type { Sql, Tx } from '../db/connect.ts'
-import { insertRows } from './model.ts'
+import * as tickSets from './tick-sets.ts'
 
 /** One effect on one planet at a tick, as the collector maps it. */
 export interface PlanetEffectInput {
@@ -26,15 +26,15 @@ export interface EffectsAtTick {
   effects: PlanetEffectRow[]
 }
 
-/** The effects of ticks of one war, oldest first, in one statement; a tick already stored, or an effect listed twice, adds nothing. Returns the rows per tick. */
-export async function insertTicks(tx: Tx, warId: number, ticks: readonly { at: Date; effects: PlanetEffectInput[] }[]): Promise<number[]> {
-  const rows = ticks.flatMap((t) => t.effects.map(({ planet_index, effect_id }) => ({ captured_at: t.at, war_id: warId, planet_index, effect_id })))
-  if (!rows.length) return ticks.map(() => 0)
-  const counts = await tx<{ at: Date; n: number }[]>`
-    WITH ins AS (${insertRows(tx, 'planet_effect_snapshots', rows)} ON CONFLICT DO NOTHING RETURNING captured_at)
-    SELECT captured_at AS at, count(*)::int AS n FROM ins GROUP BY captured_at`
-  const byAt = new Map(counts.map((c) => [c.at.getTime(), c.n]))
-  return ticks.map((t) => byAt.get(t.at.getTime()) ?? 0)
+/**
+ * The effects of ticks of one war, oldest first (`next`: the stored tick after a tick
+ * written late), as a set kept where it changes (storage/tick-sets.ts); an effect listed
+ * twice counts once. Returns the effects per tick.
+ */
+export async function insertTicks(tx: Tx, warId: number, ticks: readonly { at: Date; effects: PlanetEffectInput[] }[], next: Date | null = null): Promise<number[]> {
+  const sets = ticks.map((t) => ({ at: t.at, items: [...new Map(t.effects.map((e) => [`${e.planet_index}:${e.effect_id}`, [e.planet_index, e.effect_id] as const])).values()] }))
+  await tickSets.writeTicks(tx, warId, sets.map(({ at, items }) => ({ at, sets: { effects: items } })), next)
+  return sets.map((s) => s.items.length)
 }
 
 /**
@@ -48,11 +48,8 @@ async function latest(sql: Sql): Promise<EffectsAtTick> {
     ORDER BY war_id DESC, captured_at DESC
     LIMIT 1`
   if (!tick) return { warId: null, at: null, effects: [] }
-  const effects = await sql<PlanetEffectRow[]>`
-    SELECT planet_index AS "planetIndex", effect_id AS "effectId" FROM planet_effect_snapshots
-    WHERE war_id = ${tick.warId} AND captured_at = ${tick.at}
-    ORDER BY planet_index, effect_id`
-  return { warId: tick.warId, at: tick.at, effects: [...effects] }
+  const items = (await tickSets.setAt(sql, tick.warId, 'effects', tick.at)) as [number, number][]
+  return { warId: tick.warId, at: tick.at, effects: items.map(([planetIndex, effectId]) => ({ planetIndex, effectId })) }
 }
 
 /** The reads of this table family; the store (storage/index.ts) runs them through the gate. */

@@ -370,8 +370,10 @@ export async function insertTicks(tx: Tx, warId: number, ticks: readonly PlanetT
     if (ticks.length > 1) throw new Error('planet status: ticks written before a stored one go one at a time')
     await tx`SELECT planet_status_write_late(${warId}, ${ticks[0]!.at}, ${around.next}, ${values})`
   } else {
-    const ks = numbers(ticks.flatMap((t, k) => t.planets.map(() => k + 1)))
-    await tx`SELECT planet_status_write(${warId}, ${around.before}::timestamptz, ${ticks.map((t) => t.at.toISOString())}::timestamptz[], ${ks}::int[], ${values})`
+    // Where each tick's rows start in the arrays, and where the last one's end.
+    const starts = [1]
+    for (const t of ticks) starts.push(starts.at(-1)! + t.planets.length)
+    await tx`SELECT planet_status_write(${warId}, ${around.before}::timestamptz, ${ticks.map((t) => t.at.toISOString())}::timestamptz[], ${numbers(starts)}::int[], ${values})`
   }
   return ticks.map((t) => t.planets.length)
 }

@@ -15,9 +15,9 @@
 import type { Sql } from '../db/connect.ts'
 import type { Edition } from '../db/edition.ts'
 
-/** The raw hypertables (sql/0003, 0012) and the key each is compressed by (sql/0010, 0012). */
+/** The raw hypertables (sql/0003) and the key each is compressed by (sql/0010). */
 export const HYPERTABLES = [
-  'player_count_snapshots', 'war_summary_snapshots', 'major_order_progress', 'planet_stats_snapshots', 'planet_effect_snapshots',
+  'player_count_snapshots', 'war_summary_snapshots', 'major_order_progress', 'planet_stats_snapshots',
 ] as const
 
 /** The raw table a retention applies to: the 15-second series (~90 % of the rows). */

@@ -10,10 +10,9 @@ import { fightOf } from '../../src/collect/full-status.ts'
 import { migrate } from '../../src/db/migrate.ts'
 import { parseWarStatus } from '../../src/feeds/upstream.ts'
 import { record } from '../../src/storage/events.ts'
-import * as fight from '../../src/storage/fight.ts'
 import type { TestDatabase } from '../support/db.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
-import { migrateBefore, writeDenseTick } from '../support/older-layout.ts'
+import { migrateBefore, rebuildDenseSpans, writeDenseFight, writeDenseTick } from '../support/older-layout.ts'
 import { capture, statusPayload } from '../support/series.ts'
 
 const BEFORE = 19
@@ -30,8 +29,9 @@ describeOnEachDatabase('0019 on a database of the layout before it', (target) =>
       const status = parseWarStatus(statusPayload(k)).data
       const at = capture(k).at
       const planets = status.planetStatus.map((p) => ({ planet_index: p.index, owner: p.owner, health: p.health, regen_per_second: p.regenPerSecond, players: p.players }))
-      await writeDenseTick(db.sql, 801, at, status.time, planets, (tx) => fight.insert(tx as never, at, 801, fightOf(status, at), status.time))
+      await writeDenseTick(db.sql, 801, at, status.time, planets, (tx) => writeDenseFight(tx, 801, at, fightOf(status, at)))
     }
+    await rebuildDenseSpans(db.sql)
     // What the stream said then: won when 4307 left the feed, lost once a tick passed its expiry.
     await db.sql`
       INSERT INTO event_log (type, war_id, key, at, data) VALUES

@@ -6,11 +6,13 @@ import { createScratchDatabase, describeTimescale } from '../support/db.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
 import type { TestDatabase } from '../support/db.ts'
 
-const TIME_SERIES = ['player_count_snapshots', 'war_summary_snapshots', 'major_order_progress', 'planet_stats_snapshots', 'planet_effect_snapshots']
+const TIME_SERIES = ['player_count_snapshots', 'war_summary_snapshots', 'major_order_progress', 'planet_stats_snapshots']
 const TABLES = [
   ...TIME_SERIES, 'wars', 'planets', 'sectors', 'factions', 'planet_war_info', 'major_orders', 'dispatches', 'full_status_ticks',
   // Planet status as what changed (sql/0021), and the view of its per-tick rows.
   'planet_status_changes', 'planet_status_latest', 'planet_status_hours', 'full_status_tick_hours', 'full_status_tick_days', 'planet_status_snapshots',
+  // The sets of a tick as what changed (sql/0022), and the views of their per-tick rows.
+  'tick_sets', 'campaign_snapshots', 'planet_attack_snapshots', 'joint_operation_snapshots', 'planet_effect_snapshots',
 ]
 const ROLLUPS = ['player_count_5m', 'player_count_1h', 'player_count_1d']
 

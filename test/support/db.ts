@@ -31,7 +31,8 @@ function withDatabaseName(url: string, name: string) {
  */
 export async function createScratchDatabase(label: string): Promise<{ url: string; drop(): Promise<void> }> {
   if (!TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is not set')
-  const name = `gws_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${crypto.randomUUID().slice(0, 8)}`
+  // PostgreSQL cuts names at 63 bytes: the label is cut first, so the random part stays.
+  const name = `gws_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase().slice(0, 40)}_${crypto.randomUUID().slice(0, 8)}`
   const admin = connect({ url: TEST_DATABASE_URL, max: 1 })
   await admin`CREATE DATABASE ${admin(name)}`
   await admin.end()

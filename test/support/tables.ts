@@ -6,6 +6,6 @@
 export const DATASET_TABLES = [
   'player_count_snapshots', 'wars', 'planets', 'sectors', 'factions', 'planet_war_info', 'full_status_ticks',
   'planet_status_changes', 'planet_status_latest', 'planet_status_hours', 'full_status_tick_hours', 'full_status_tick_days', 'war_summary_snapshots', 'major_orders', 'major_order_progress', 'dispatches', 'planet_stats_snapshots',
-  'campaign_snapshots', 'planet_event_snapshots', 'planet_attack_snapshots', 'joint_operation_snapshots', 'planet_effect_snapshots',
+  'tick_sets', 'planet_event_snapshots',
   'planet_event_spans', 'campaign_spans',
 ] as const

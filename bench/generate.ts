@@ -10,11 +10,10 @@
  *   at 0.995 x wall time, as the simulator's) up to just below the live war's time at `now`;
  * - pcstore rows every 10 min for 'Game 2' (~22 % of the upstream curve) and 'Game'
  *   (a few thousand), starting no earlier than the upstream series;
- * - planet status: a tick every 5 min over `planetDays` for every planet of the war (as
- *   the war-info collector stored them); about one planet in twelve is in a campaign at a
- *   time (enemy-held with health falling, then liberated; players), the rest are quiet;
- *   staged per tick, then converted to what changed as the migration converts (sql/0021);
- * - full_status_ticks: one per planet tick;
+ * - planet status and the fight: a full-status tick every 5 min over `planetDays`, the
+ *   real captures of March 2024 tiled over them, stored as the collector's write stores
+ *   them (bench/war-history.ts): what changed, the ticks, their hours, the campaigns and
+ *   defenses with their spans and outcomes;
  * - war_summary_snapshots: a tick every 5 min over `summaryDays`, cumulative counters
  *   growing with the daily rhythm;
  * - major_orders over `years` (each active 3..7 days, the last one active now) with one
@@ -22,6 +21,7 @@
  * - dispatches over `years`, ids 1..n, messages from the simulator's texts (50..450 chars).
  */
 import type { Sql } from '../src/db/connect.ts'
+import { generateWarHistory, type Batch } from './war-history.ts'
 import {
   defendedText, defendText, ERADICATE_BRIEFS, FLAVOR_DISPATCHES, LIBERATE_BRIEFS, liberatedText, lostText, newOrderText, orderEndText,
 } from '../src/sim/texts.ts'
@@ -29,7 +29,7 @@ import {
 export interface Scale {
   /** Years of 15-second upstream player counts (and of pcstore rows, orders, dispatches). */
   years: number
-  /** Days of 5-minute planet status ticks for every planet. */
+  /** Days of 5-minute full-status ticks (planet status and the fight: the real captures tiled). */
   planetDays: number
   /** Days of 5-minute war summary ticks. */
   summaryDays: number
@@ -79,7 +79,7 @@ export async function generate(sql: Sql, scale: Scale, opts: GenerateOptions): P
   const warId = opts.warId
   await sql`SELECT setseed(0.42)`
 
-  const step = async (dataset: string, batches: { label: string; run: () => Promise<number> }[]) => {
+  const step = async (dataset: string, batches: Batch[]) => {
     const t = performance.now()
     let rows = 0
     for (const [i, b] of batches.entries()) {
@@ -144,64 +144,14 @@ export async function generate(sql: Sql, scale: Scale, opts: GenerateOptions): P
     },
   ])
 
-  // ---------------------------------------------------------------- planet status ticks
-  // Ticks on the collector's 5-minute grid (+2 s), every planet of the war per tick. A
-  // planet is "in a campaign" during cycle c of its own length when (7p + c) % 12 = 0.
+  // ---------------------------------------------------------------- planet status and the fight
+  // Ticks on the collector's 5-minute grid (+2 s), the newest just before `now`: the real
+  // captures tiled over them (bench/war-history.ts).
   const grid = Math.floor(t0s / 300) * 300
   const ticks = Math.round(scale.planetDays * 288)
   const planetCount = (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM planets WHERE war_id = ${warId}`)[0]!.n
   if (planetCount === 0) throw new Error(`no planets for war ${warId}: run the war-info collector first`)
-  const tickBatch = 7 * 288
-  // The per-tick rows are staged as the layout before sql/0021 kept them, then converted
-  // to what changed by the migration's own conversion (planet_status_convert).
-  await sql`
-    CREATE TABLE IF NOT EXISTS planet_status_dense (
-      captured_at timestamptz NOT NULL, war_id integer NOT NULL, planet_index integer NOT NULL, owner smallint NOT NULL,
-      health bigint NOT NULL, regen_per_second double precision NOT NULL, players integer NOT NULL,
-      PRIMARY KEY (war_id, planet_index, captured_at))`
-  const planetBatches = []
-  for (let lo = ticks - 1; lo >= 0; lo -= tickBatch) {
-    const hi = Math.max(0, lo - tickBatch + 1) // j from lo down to hi: oldest first
-    planetBatches.push({
-      label: `${new Date((grid - lo * 300) * 1000).toISOString().slice(0, 10)}`,
-      run: async () =>
-        (
-          await sql.unsafe(`
-            INSERT INTO planet_status_dense (captured_at, war_id, planet_index, owner, health, regen_per_second, players)
-            SELECT to_timestamp(e), ${warId}, p.planet_index,
-                   CASE WHEN c.active AND c.pos < 0.6 THEN (2 + p.planet_index % 3)::smallint
-                        WHEN c.active THEN 1::smallint
-                        WHEN p.planet_index % 5 = 0 THEN (2 + p.planet_index % 3)::smallint
-                        ELSE 1::smallint END,
-                   CASE WHEN c.active AND c.pos < 0.6 THEN round(p.max_health * (1 - c.pos / 0.6))::bigint ELSE p.max_health END,
-                   CASE WHEN c.active THEN p.max_health * 0.0000463 * (1 + p.planet_index % 4) ELSE 0 END,
-                   CASE WHEN c.active THEN round(exp(${LN40K} + ${rhythm('e')} * ${LN12}) / 40.0 * (1 + p.planet_index % 7)
-                                                 * (0.8 + 0.4 * random()))::int
-                        ELSE 0 END
-            FROM (SELECT ${grid}::bigint + 2 - 300 * j AS e FROM generate_series(${lo}, ${hi}, -1) AS j) g
-            CROSS JOIN planets p
-            CROSS JOIN LATERAL (SELECT 86400 * (2 + p.planet_index % 9) AS len) l
-            CROSS JOIN LATERAL (SELECT e / l.len AS n, (e % l.len)::float8 / l.len AS pos,
-                                       (7 * p.planet_index + e / l.len) % 12 = 0 AS active) c
-            WHERE p.war_id = ${warId}
-            ORDER BY e, p.planet_index`)
-        ).count,
-    })
-  }
-  await step(`planet_status_snapshots (${planetCount} planets, 5 min)`, planetBatches)
-
-  await step('full_status_ticks', [
-    {
-      label: 'all',
-      run: async () =>
-        (
-          await sql.unsafe(`
-            INSERT INTO full_status_ticks (war_id, upstream_war_time, captured_at, planets_written)
-            SELECT ${warId}, ${warTime('e')}, to_timestamp(e), ${planetCount}
-            FROM (SELECT ${grid}::bigint + 2 - 300 * j AS e FROM generate_series(${ticks - 1}, 0, -1) AS j) g`)
-        ).count,
-    },
-  ])
+  await generateWarHistory(sql, { warId, ticks, base: grid + 2 - 300 * (ticks - 1), warTime }, step)
 
   // ---------------------------------------------------------------- war summary
   // Cumulative counters: base + rate * I(D), I the integral of the daily rhythm (days).
@@ -283,70 +233,24 @@ export async function generate(sql: Sql, scale: Scale, opts: GenerateOptions): P
     },
   ])
 
-  // ---------------------------------------------------------------- derived
-  // What the full-status writes keep beside the rows: owner changes between ticks, the
-  // completion time of each order, the current campaigns (the planets fought over now),
-  // and the fight's history: a campaign at every tick a planet has players, and a
-  // defense (a planet event) while the players hold it.
-  await step('derived: order completion, campaigns', [
+  // Each order's first progress row with every task done. Every task done needs the first
+  // one done: that cheap test first, the whole count only where it holds.
+  await step('major_orders: completion', [
     {
       label: 'all',
-      run: async () => {
-        const done = await sql`
-          UPDATE major_orders o SET completed_at = (
-            SELECT min(p.captured_at) FROM major_order_progress p
-            WHERE p.order_id32 = o.order_id32 AND jsonb_array_length(p.progress) > 0
-              AND mo_tasks_done(o.tasks, p.progress) = jsonb_array_length(p.progress))
-          WHERE o.war_id = ${warId}`
-        const camp = await sql`
-          INSERT INTO campaigns (war_id, campaign_id, planet_index, type, count, updated_at)
-          SELECT ${warId}, 100000 + planet_index, planet_index, 0, 1, max(captured_at)
-          FROM planet_status_dense
-          WHERE war_id = ${warId} AND captured_at > (SELECT max(captured_at) FROM full_status_ticks WHERE war_id = ${warId}) - interval '1 minute'
-            AND players > 0
-          GROUP BY planet_index`
-        const history = await sql`
-          INSERT INTO campaign_snapshots (captured_at, war_id, campaign_id, planet_index, type, count, race)
-          SELECT captured_at, war_id, 100000 + planet_index, planet_index, 0, 1, NULL
-          FROM planet_status_dense WHERE war_id = ${warId} AND players > 0`
-        const events = await sql`
-          INSERT INTO planet_event_snapshots (captured_at, war_id, event_id, planet_index, event_type, race, health, max_health,
-                                              start_war_time, expire_war_time, starts_at, expires_at, campaign_id, joint_operation_ids)
-          SELECT s.captured_at, s.war_id, 200000 + s.planet_index, s.planet_index, 1, 2,
-                 round(p.max_health * (0.5 + 0.5 * cos(extract(epoch FROM s.captured_at) / 86400.0)))::bigint, p.max_health,
-                 0, 86400, s.captured_at - interval '1 hour', s.captured_at + interval '20 hours', 100000 + s.planet_index, '{}'
-          FROM planet_status_dense s JOIN planets p USING (war_id, planet_index)
-          WHERE s.war_id = ${warId} AND s.players > 0 AND s.owner = 1`
-        // The spans the full-status writes keep beside that history (as migration 0014 builds them).
-        const eventSpans = await sql`
-          INSERT INTO planet_event_spans
-          SELECT DISTINCT ON (e.war_id, e.event_id)
-                 e.war_id, e.event_id, e.planet_index, e.event_type, e.race, e.campaign_id, e.max_health,
-                 min(e.captured_at) OVER w, max(e.captured_at) OVER w, e.health, NULL, e.expire_war_time, e.expires_at,
-                 min(e.captured_at) FILTER (WHERE e.health <= 0) OVER w
-          FROM planet_event_snapshots e WHERE e.war_id = ${warId}
-          WINDOW w AS (PARTITION BY e.war_id, e.event_id)
-          ORDER BY e.war_id, e.event_id, e.captured_at DESC`
-        const campaignSpans = await sql`
-          INSERT INTO campaign_spans
-          SELECT war_id, campaign_id, min(planet_index), min(type), min(captured_at), max(captured_at)
-          FROM campaign_snapshots WHERE war_id = ${warId} GROUP BY war_id, campaign_id`
-        return done.count + camp.count + history.count + events.count + eventSpans.count + campaignSpans.count
-      },
-    },
-  ])
-
-  // ---------------------------------------------------------------- planet status as changes
-  // The staged per-tick rows converted a day at a time, with their owner changes and hours.
-  await step('planet status: what changed (sql/0021 planet_status_convert)', [
-    {
-      label: 'all',
-      run: async () => {
-        while ((await sql<{ line: string | null }[]>`SELECT planet_status_convert() AS line`)[0]?.line) {
-          // one day per call
-        }
-        return (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM planet_status_changes WHERE war_id = ${warId}`)[0]!.n
-      },
+      run: async () =>
+        (
+          await sql`
+            UPDATE major_orders o SET completed_at = d.at
+            FROM (
+              SELECT p.order_id32, min(p.captured_at) AS at
+              FROM major_order_progress p JOIN major_orders m ON m.order_id32 = p.order_id32
+              WHERE m.war_id = ${warId} AND jsonb_array_length(p.progress) > 0
+                AND CASE WHEN mo_task_done(m.tasks -> 0, (p.progress ->> 0)::numeric)
+                         THEN mo_tasks_done(m.tasks, p.progress) = jsonb_array_length(p.progress) ELSE false END
+              GROUP BY p.order_id32) d
+            WHERE o.order_id32 = d.order_id32`
+        ).count,
     },
   ])
 

@@ -8,11 +8,13 @@ import type { GenStep, Scale } from './generate.ts'
 import type { Explained } from './explain.ts'
 import type { ImportResult } from './import.ts'
 import type { IngestResult } from './ingest.ts'
-import type { RouteThroughput, ThroughputResult } from './load.ts'
-import type { LatencyCase, ModeTiming, RouteCoverage } from './measure.ts'
+import type { ThroughputResult } from './load.ts'
+import type { LatencyCase, RouteCoverage } from './measure.ts'
 import type { ColdStart, IdleRss } from './startup.ts'
 import { POST_EVERY_MS, SAMPLE_EVERY_MS, SLACK_MS, WAR_STEP_S } from './check.ts'
-import { ms, msFine, us } from './stats.ts'
+import { mb, ms, msFine, n, pct, ratio, size, us } from './stats.ts'
+import { checkTotals, missedTargets, pairsOf, planetStatusBytes, PLANET_STATUS_TABLES, type Target } from './targets.ts'
+
 
 export interface Machine {
   cpu: string
@@ -42,9 +44,6 @@ export const commitMeasured = (c: Commit) =>
   `**Commit measured:** ${commitText(c)}` +
   (c.changes.length ? ` (uncommitted at the start: ${c.changes.slice(0, 8).join(', ')}${c.changes.length > 8 ? ` and ${c.changes.length - 8} more` : ''})` : '') +
   (c.movedDuringRun ? `; during the run: ${c.movedDuringRun}` : '')
-
-/** Issue 24: a computed diver history (every range) and planet history (24/168/720 h) answer in p50 ≤ 10 ms at the default scale. */
-export const COMPUTED_HISTORY_P50_MS = 10
 
 export interface RunResult {
   key: string
@@ -76,254 +75,6 @@ export interface RunResult {
   totalS: number
 }
 
-export interface Target {
-  name: string
-  measured: string
-  /** 'met' / 'missed', or a word where no verdict applies ('reported', 'no baseline', ...). */
-  verdict: string
-}
-
-/**
- * The figures of the service before issue 13 that the issue's write and memory targets
- * refer to: BENCHMARKS.md, TimescaleDB default-scale run of 2026-11-23 (full-status tick
- * p50, rollup refresh, peak RSS of the throughput phase), and the issue's own figure for
- * the idle RSS on the embedded default (not measured by the bench before). No
- * player-count tick was timed before issue 13.
- */
-export const BEFORE_ISSUE_13 = { fullStatusP50Ms: 4.46, playerCountP50Ms: null as number | null, rollupRefreshS: 23.3, peakRssMb: 120, idleEmbeddedRssMb: 330 }
-
-/** Issue 26: captures of full war status per second into TimescaleDB, judged on sources of this many captures. */
-export const IMPORT_BOUND = { capturesPerSecond: 200, captures: 3000 }
-
-/**
- * The routes the throughput phase loaded before issue 13 (bench/run.ts then): the peak RSS
- * of 120 MB was measured over these four only; the phase now loads every read route.
- */
-export const ROUTES_LOADED_BEFORE_ISSUE_13 = ['/api/v1/war', '/api/v1/planets', '/api/v1/player-count', '/api/v1/divers/history?range=7d']
-
-/** Highest VmRSS polled up to the end of the last of the routes the run before issue 13 loaded (undefined when one is missing). */
-export function peakOverRoutesLoadedBefore(routes: RouteThroughput[]): { mb: number; upTo: string } | undefined {
-  const at = ROUTES_LOADED_BEFORE_ISSUE_13.map((p) => routes.findIndex((x) => x.path === p))
-  if (at.some((i) => i < 0)) return undefined
-  const last = Math.max(...at)
-  return { mb: Math.max(...routes.slice(0, last + 1).map((x) => x.maxRssMb)), upTo: routes[last]!.path }
-}
-
-const n = (v: number) => Math.round(v).toLocaleString('en')
-const mb = (b: number | null) => (b === null ? '–' : b >= 1 << 30 ? `${(b / (1 << 30)).toFixed(2)} GB` : `${(b / (1 << 20)).toFixed(1)} MB`)
-const size = (b: number) => (b < 1024 ? `${b} B` : b < 1 << 20 ? `${(b / 1024).toFixed(1)} KB` : mb(b))
-const ratio = (r: number) => (r >= 100 ? `${r.toFixed(0)}×` : `${r.toFixed(1)}×`)
-
-/** A share in percent: whole percents, one decimal below 10 % (0.2 % is not 0 %). */
-const percent = (r: number) => (100 * r).toFixed(r < 0.1 ? 1 : 0)
-const pct = (r: number) => `${percent(r)} %`
-/** Every pair's ratio of a route run in slices, e.g. "91 · 83 · 93 %"; empty for one run. */
-const pairsOf = (x: RouteThroughput) => (x.slices.length > 1 ? `${x.slices.map((p) => percent(p.ratio)).join(' · ')} %` : '')
-/** A route's timed load: "15 s", or its median pair of slices, e.g. "median of 91 · 83 · 93 %, 3 × 5 s". */
-const runOf = (x: RouteThroughput) => (x.slices.length > 1 ? `median of ${pairsOf(x)}, ${x.slices.length} × ${x.sliceS} s` : `${x.durationS} s`)
-const verdict = (met: boolean) => (met ? 'met' : 'missed')
-
-/** Sum of the exactness checks of some load runs. */
-export function checkTotals(routes: RouteThroughput[]) {
-  const checked = routes.filter((x) => x.check)
-  const sum = (f: (x: RouteThroughput) => number) => checked.reduce((a, x) => a + f(x), 0)
-  return {
-    runs: checked.length,
-    equal: sum((x) => x.check!.equal),
-    skipped: sum((x) => x.check!.skipped),
-    mismatched: sum((x) => x.check!.mismatched),
-    failed: sum((x) => x.check!.failed),
-    rows: sum((x) => Object.values(x.check!.rowsWritten).reduce((a, b) => a + b, 0)),
-    upstreamRows: sum((x) => x.check!.rowsWritten.upstreamRows ?? 0),
-    planetRows: sum((x) => x.check!.rowsWritten.planetStatus ?? 0),
-  }
-}
-
-/** Verdicts against the targets of issue 13, from the measured figures. */
-export function evaluateTargets(
-  r: Pick<RunResult, 'latency' | 'coverage' | 'throughput' | 'ingest' | 'coldStarts' | 'idleRss' | 'generation' | 'preset' | 'dbKind'> &
-    Partial<Pick<RunResult, 'imports' | 'database'>>,
-): Target[] {
-  const out: Target[] = []
-  // Issue 24's computed-history bound holds at the default scale, on a database server (not the in-memory PGlite).
-  const historyComparable = r.preset === 'default' && r.dbKind !== 'embedded'
-  const historyNotComparable = `not comparable (the bound holds at the default scale on a database server; this run: ${r.preset} scale, ${r.dbKind})`
-  const p50 = (t: ModeTiming | undefined) => t?.timing.p50 ?? NaN
-  const worstBy = (cs: LatencyCase[], f: (c: LatencyCase) => number) => cs.reduce((a, c) => (f(c) > f(a) ? c : a))
-  const computedHistory = (name: string, cases: LatencyCase[], label: (c: LatencyCase) => string) => {
-    if (!cases.length) return
-    const worst = worstBy(cases, (c) => p50(c.computed))
-    out.push({
-      name,
-      measured:
-        `worst computed p50 ${msFine(p50(worst.computed))} ms (${label(worst)}); ` +
-        cases.map((c) => `${label(c)} ${msFine(p50(c.computed))} ms computed / ${us(p50(c.kept))} µs kept`).join(', '),
-      verdict: historyComparable ? verdict(cases.every((c) => p50(c.computed) <= COMPUTED_HISTORY_P50_MS)) : historyNotComparable,
-    })
-  }
-  const b = BEFORE_ISSUE_13
-  // The write and peak-memory baselines are figures of the default-scale TimescaleDB run.
-  const comparable = r.preset === 'default' && r.dbKind === 'timescaledb'
-  const notComparable = 'not comparable (baseline: default scale, TimescaleDB)'
-  const shares = (prefix: string) => r.throughput?.routes.filter((x) => x.path.startsWith(prefix)) ?? []
-  const shareTarget = (name: string, routes: RouteThroughput[], min: number, label: (x: RouteThroughput) => string) => {
-    if (!routes.length) return
-    const least = routes.reduce((a, x) => (x.ratio < a.ratio ? x : a))
-    out.push({
-      name,
-      measured:
-        (routes.length > 1 ? `least ${pct(least.ratio)} (${label(least)}); ` : '') +
-        routes.map((x) => `${routes.length > 1 ? `${label(x)} ` : ''}${pct(x.ratio)} (${n(x.service.rps)} vs ${n(x.ceiling.rps)} req/s, ${runOf(x)})`).join(', '),
-      verdict: verdict(routes.every((x) => x.ratio >= min)),
-    })
-  }
-
-  shareTarget('diver history, every range: ≥ 50 % of the ceiling under load', shares('/api/v1/divers/history'), 0.5, (x) => x.path.split('range=')[1]!)
-  const divers = r.latency.filter((c) => c.target === 'divers' && c.computed && c.kept)
-  computedHistory(
-    `computed diver history, every range: p50 ≤ ${COMPUTED_HISTORY_P50_MS} ms (in process, data versions moved before each request)`,
-    divers,
-    (c) => c.name.split('=')[1]!,
-  )
-  if (divers.length) {
-    const worst = worstBy(divers, (c) => p50(c.kept))
-    out.push({
-      name: 'diver history, every range: kept answer p50 ≤ 1 ms for one request (in process)',
-      measured: `worst kept p50 ${us(p50(worst.kept))} µs (${worst.name.replace('divers/history ', '')}); ` + divers.map((c) => `${c.name.split('=')[1]} ${us(p50(c.kept))} µs`).join(', '),
-      verdict: verdict(divers.every((c) => p50(c.kept) <= 1)),
-    })
-  }
-  computedHistory(
-    `computed planet history 24/168/720 h: p50 ≤ ${COMPUTED_HISTORY_P50_MS} ms (in process, data versions moved before each request)`,
-    r.latency.filter((c) => c.target === 'planet' && c.computed && c.kept),
-    (c) => `${c.name.split('hours=')[1]} h`,
-  )
-  {
-    const timed = r.latency.filter((c) => c.computed && c.kept)
-    const unqueried = timed.filter((c) => c.computed!.queried === 0).map((c) => c.name)
-    out.push({
-      name: 'every GET route under /api/v1 timed computed and kept (in process)',
-      measured:
-        `${r.coverage.routes.length - r.coverage.untimed.length} of ${r.coverage.routes.length} routes, ${timed.length} cases` +
-        (r.coverage.untimed.length ? `; not timed: ${r.coverage.untimed.join(', ')}` : '') +
-        (unqueried.length ? `; computed requests that queried no database: ${unqueried.join(', ')}` : ''),
-      verdict: verdict(r.coverage.untimed.length === 0 && r.coverage.routes.length > 0),
-    })
-  }
-  if (r.throughput) {
-    const t = checkTotals(r.throughput.routes)
-    if (t.runs) {
-      out.push({
-        name: 'answers under load (diver history, planet history, two kept pages) equal the raw answer over the rows stored at that moment',
-        measured:
-          `${n(t.equal)} samples equal, ${n(t.mismatched)} mismatched, ${n(t.skipped)} skipped (a writing POST overlapped)` +
-          `${t.failed ? `, ${n(t.failed)} failed requests` : ''}, over ${t.runs} load runs; ` +
-          `meanwhile the ingest POSTs wrote ${n(t.upstreamRows)} player-count and ${n(t.planetRows)} planet-status rows`,
-        verdict: t.mismatched > 0 ? 'missed' : t.equal === 0 ? 'not checked (no sample compared)' : 'met',
-      })
-    }
-  }
-  shareTarget('planet history 24/168/720 h: ≥ 50 % of the ceiling under load', shares('/api/v1/planet/'), 0.5, (x) => `${x.path.split('hours=')[1]} h`)
-  const pages = r.latency.filter((c) => c.target === 'page' && c.computed)
-  if (pages.length) {
-    const worst = worstBy(pages, (c) => p50(c.computed))
-    const checked = pages.filter((c) => c.totals).length
-    out.push({
-      name: 'every page (first, middle, last) of every historical-* route over the whole history: computed p50 ≤ 20 ms, totals exact',
-      measured:
-        `worst computed p50 ${ms(p50(worst.computed))} ms (${worst.name}); ${pages.filter((c) => p50(c.computed) > 20).length} of ${pages.length} pages above 20 ms; ` +
-        `totalResults/totalPages equal to a direct count(*) on ${checked} of ${pages.length} pages`,
-      verdict: verdict(pages.every((c) => p50(c.computed) <= 20) && checked === pages.length),
-    })
-  }
-  const derived = r.latency.filter((c) => c.target === 'derived' && c.computed && c.kept)
-  if (derived.length) {
-    const worst = worstBy(derived, (c) => p50(c.kept))
-    const worstComputed = worstBy(derived, (c) => p50(c.computed))
-    out.push({
-      name: 'each route of the derived war view p50 ≤ 20 ms (in process; judged on the request repeated with the data versions unchanged)',
-      measured:
-        `worst kept p50 ${us(p50(worst.kept))} µs (${worst.name}); worst computed p50 ${ms(p50(worstComputed.computed))} ms (${worstComputed.name}); ` +
-        derived.map((c) => `${c.name} ${ms(p50(c.computed))} ms computed / ${us(p50(c.kept))} µs kept`).join(', '),
-      verdict: verdict(derived.every((c) => p50(c.kept) <= 20 && c.status === 200)),
-    })
-  }
-  const fronts = r.latency.filter((c) => c.target === 'derived' && c.computed && (c.path === '/api/v1/campaigns' || c.path === '/api/v1/major-orders'))
-  if (fronts.length) {
-    out.push({
-      name: '/campaigns and /major-orders: computed p50 ≤ 5 ms (in process, data versions moved before each request)',
-      measured: fronts.map((c) => `${c.name} ${ms(p50(c.computed))} ms`).join(', '),
-      verdict: verdict(fronts.length === 2 && fronts.every((c) => p50(c.computed) <= 5 && c.status === 200)),
-    })
-  }
-  for (const path of ['/api/v1/player-count', '/api/v1/war', '/api/v1/planets']) {
-    shareTarget(`${path}: ≥ 90 % of the ceiling`, r.throughput?.routes.filter((x) => x.path === path) ?? [], 0.9, (x) => x.path)
-  }
-  if (r.coldStarts?.length) {
-    out.push({
-      name: 'cold start: the first diver-history request after a restart (all, 90d)',
-      measured: r.coldStarts.map((c) => `${c.path.split('range=')[1]} ${ms(c.firstMs)} ms`).join(', '),
-      verdict: 'reported',
-    })
-  }
-  if (r.ingest) {
-    const fs = r.ingest.fullStatus.wall.p50
-    out.push({
-      name: `one full-status tick: p50 within 2× of before (${b.fullStatusP50Ms} ms → ≤ ${ms(2 * b.fullStatusP50Ms)} ms)`,
-      measured: `p50 ${ms(fs)} ms`,
-      verdict: comparable ? verdict(fs <= 2 * b.fullStatusP50Ms) : notComparable,
-    })
-    const pc = r.ingest.playerCount.wall.p50
-    out.push({
-      name: 'one player-count tick: p50 within 2× of before',
-      measured: `p50 ${ms(pc)} ms`,
-      verdict: b.playerCountP50Ms === null ? 'no baseline (first timed here)' : comparable ? verdict(pc <= 2 * b.playerCountP50Ms) : notComparable,
-    })
-  }
-  if (r.imports) {
-    const im = r.imports
-    const comparable = im.captures === IMPORT_BOUND.captures && r.dbKind !== 'embedded' && r.database?.edition !== 'postgres'
-    for (const run of im.runs) {
-      out.push({
-        name: `npm run import of ${run.source === 'git' ? 'a git archive' : 'an NDJSON file'} of the default scale (captures of 261 planets) into TimescaleDB: ≥ ${IMPORT_BOUND.capturesPerSecond} captures/s`,
-        measured: `${run.capturesPerSecond.toFixed(0)} captures/s over ${n(run.captures)} captures (${n(run.rowsPerSecond)} rows/s, peak RSS ${run.peakRssMb.toFixed(0)} MB)`,
-        verdict: comparable
-          ? verdict(run.capturesPerSecond >= IMPORT_BOUND.capturesPerSecond)
-          : `not comparable (the bound holds for ${n(IMPORT_BOUND.captures)} captures into TimescaleDB; this run: ${n(im.captures)}, ${r.dbKind})`,
-      })
-    }
-  }
-  out.push({
-    name: `rollup refresh of the generated history: ≤ before (${b.rollupRefreshS} s)`,
-    measured: `${r.generation.refreshS.toFixed(1)} s`,
-    verdict: comparable ? verdict(r.generation.refreshS <= b.rollupRefreshS) : notComparable,
-  })
-  if (r.throughput) {
-    const same = peakOverRoutesLoadedBefore(r.throughput.routes)
-    if (same) {
-      out.push({
-        name: `service peak RSS under the load the run before loaded (${ROUTES_LOADED_BEFORE_ISSUE_13.length} routes): ≤ before (${b.peakRssMb} MB)`,
-        measured: `highest polled VmRSS ${same.mb.toFixed(0)} MB, from the start up to the end of ${same.upTo} (every route run up to there)`,
-        verdict: comparable ? verdict(same.mb <= b.peakRssMb) : notComparable,
-      })
-    }
-    out.push({
-      name: `service peak RSS during the whole throughput phase (every read route): ≤ before (${b.peakRssMb} MB, over ${ROUTES_LOADED_BEFORE_ISSUE_13.length} routes)`,
-      measured: `VmHWM ${r.throughput.rss.vmHwmMb.toFixed(0)} MB (highest polled VmRSS ${r.throughput.rss.maxVmRssMb.toFixed(0)} MB)`,
-      verdict: comparable ? verdict(r.throughput.rss.vmHwmMb <= b.peakRssMb) : notComparable,
-    })
-  }
-  if (r.idleRss) {
-    out.push({
-      name: `idle RSS of the service on the embedded default: ≤ before (~${b.idleEmbeddedRssMb} MB, the figure before)`,
-      measured: `VmRSS ${r.idleRss.vmRssMb.toFixed(0)} MB after ${r.idleRss.waitS} s idle`,
-      verdict: verdict(r.idleRss.vmRssMb <= b.idleEmbeddedRssMb),
-    })
-  }
-  return out
-}
-/** The targets whose verdict is 'missed', in the report's order. */
-export const missedTargets = (targets: readonly Target[]) => targets.filter((t) => t.verdict === 'missed')
 
 /** Rows and bytes of every table measured. */
 export function dataSize(sizes: RunResult['sizes']): string {
@@ -355,6 +106,40 @@ export function latencyRow(c: LatencyCase): string {
   )
 }
 
+/**
+ * The data of a run: rows and bytes per table, the planet-status storage against its bound
+ * (per 1,000 days of ticks), and what generating it took, dataset by dataset.
+ */
+export function dataMarkdown(r: Pick<RunResult, 'sizes' | 'generation' | 'scale' | 'database'>): string[] {
+  const L: string[] = ['### Data', '']
+  L.push('| Table | Rows | Size |', '|---|---:|---:|')
+  for (const t of r.sizes) L.push(`| ${t.table} | ${n(t.rows)} | ${mb(t.bytes)} |`)
+  L.push('')
+  const ps = planetStatusBytes(r.sizes)
+  L.push(
+    `**Planet-status storage** (${PLANET_STATUS_TABLES.join(' + ')}; table, indexes and TOAST): ${mb(ps.bytes)} for ${n(r.scale.planetDays)} days of ticks, ` +
+      `**${mb((ps.bytes * 1000) / r.scale.planetDays)} per 1,000 days** on edition \`${r.database.edition}\`` +
+      (r.database.edition === 'timescale' ? ' (uncompressed; the compressed size is not measured).' : '.'),
+    '',
+  )
+  L.push('Generation (INSERT … SELECT in the database; planet status and the fight from the real captures, bench/war-history.ts):', '')
+  L.push('| Dataset | Rows | Seconds | Rows/s |', '|---|---:|---:|---:|')
+  for (const g of r.generation.steps) L.push(`| ${g.dataset} | ${n(g.rows)} | ${g.seconds.toFixed(1)} | ${n(g.rows / Math.max(g.seconds, 1e-3))} |`)
+  const total = r.generation.steps.reduce((a, g) => a + g.rows, 0)
+  L.push(`| **all generated** | **${n(total)}** | **${r.generation.seconds.toFixed(1)}** | **${n(total / Math.max(r.generation.seconds, 1e-3))}** |`)
+  L.push('')
+  L.push(
+    `War-info collector against the simulator (wars, planets, planet_war_info, sectors, factions): ${r.generation.warInfoS.toFixed(2)} s. ` +
+      `ANALYZE: ${r.generation.analyzeS.toFixed(1)} s. ` +
+      `Rollup refresh (\`refreshRollups\`, as the service's schedule runs it): **${r.generation.refreshS.toFixed(1)} s** ` +
+      (Object.keys(r.generation.refreshed).length
+        ? `(${Object.entries(r.generation.refreshed).map(([k, v]) => `${k} ${n(v)} rows`).join(', ')}).`
+        : '(a no-op on this edition: refresh policies materialize the continuous aggregates).'),
+    '',
+  )
+  return L
+}
+
 export function renderMarkdown(r: RunResult): string {
   const L: string[] = []
   const m = r.machine
@@ -378,28 +163,13 @@ export function renderMarkdown(r: RunResult): string {
       `${r.database.timescaledbVersion ? `TimescaleDB ${r.database.timescaledbVersion}, ` : 'no TimescaleDB, '}PostgreSQL ${r.database.serverVersion}. ${r.database.notes}`,
   )
   const s = r.scale
-  L.push(`- **Scale:** ${s.years} years of player counts, ${s.planetDays} days of planet ticks, ${s.summaryDays} days of war summary, ${s.orders} major orders, ${s.dispatches} dispatches`)
-  L.push('')
-
-  L.push('### Data', '')
-  L.push('| Table | Rows | Size |', '|---|---:|---:|')
-  for (const t of r.sizes) L.push(`| ${t.table} | ${n(t.rows)} | ${mb(t.bytes)} |`)
-  L.push('')
-  L.push('Generation (INSERT … SELECT over generate_series, in the database):', '')
-  L.push('| Dataset | Rows | Seconds | Rows/s |', '|---|---:|---:|---:|')
-  for (const g of r.generation.steps) L.push(`| ${g.dataset} | ${n(g.rows)} | ${g.seconds.toFixed(1)} | ${n(g.rows / Math.max(g.seconds, 1e-3))} |`)
-  const total = r.generation.steps.reduce((a, g) => a + g.rows, 0)
-  L.push(`| **all generated** | **${n(total)}** | **${r.generation.seconds.toFixed(1)}** | **${n(total / Math.max(r.generation.seconds, 1e-3))}** |`)
-  L.push('')
   L.push(
-    `War-info collector against the simulator (wars, planets, planet_war_info, sectors, factions): ${r.generation.warInfoS.toFixed(2)} s. ` +
-      `ANALYZE: ${r.generation.analyzeS.toFixed(1)} s. ` +
-      `Rollup refresh (\`refreshRollups\`, as the service's schedule runs it): **${r.generation.refreshS.toFixed(1)} s** ` +
-      (Object.keys(r.generation.refreshed).length
-        ? `(${Object.entries(r.generation.refreshed).map(([k, v]) => `${k} ${n(v)} rows`).join(', ')}).`
-        : '(a no-op on this edition: refresh policies materialize the continuous aggregates).'),
+    `- **Scale:** ${+s.years.toFixed(2)} years of player counts, ${n(s.planetDays)} days of full-status ticks (the real captures of March 2024 tiled), ` +
+      `${n(s.summaryDays)} days of war summary, ${n(s.orders)} major orders, ${n(s.dispatches)} dispatches`,
   )
   L.push('')
+
+  L.push(...dataMarkdown(r))
 
   L.push('### Read latency (in process: `buildApp(deps).handle(request)`, one request at a time)', '')
   L.push(
@@ -541,15 +311,15 @@ export function renderMarkdown(r: RunResult): string {
     L.push('### Import (`npm run import`, a process of its own, into an empty database)', '')
     L.push(
       `Sources generated from the simulated war (bench/import.ts, seed 1): ${n(im.captures)} captures 5 minutes apart, ${im.planets} planets each, written in ${im.generateS.toFixed(1)} s: ` +
-        'a git archive of the war status alone (one commit per capture, dated at it, as the git-scraping archives hold it) and an NDJSON file of whole captures ' +
-        `(status, summary, assignments, newsfeed; ${mb(im.ndjsonBytes)}). Each is imported into a scratch database of its own on the bench's server. ` +
+        'a git archive (one commit per capture, dated at it, changing its status, summary, assignments and newsfeed files, as a git-scraping archive of every feed holds them) ' +
+        `and an NDJSON file, one whole capture per line (${mb(im.ndjsonBytes)}). Each is imported into a scratch database of its own on the bench's server. ` +
         "Captures/s and rows/s: the importer's own summary (reading, writing, and its rollup refresh at the end); peak RSS: the import process's VmHWM, /proc polled every 100 ms.",
       '',
     )
     L.push('| Source | Captures | Imported | Seconds | Captures/s | Rows | Rows/s | Peak RSS |', '|---|---:|---:|---:|---:|---:|---:|---:|')
     for (const x of im.runs) {
       L.push(
-        `| ${x.source === 'git' ? 'git archive (status)' : 'NDJSON (whole captures)'} | ${n(x.captures)} | ${n(x.imported)} | ${(x.durationMs / 1000).toFixed(1)} | **${x.capturesPerSecond.toFixed(0)}** | ${n(x.rows)} | ${n(x.rowsPerSecond)} | ${x.peakRssMb.toFixed(0)} MB |`,
+        `| ${x.source === 'git' ? 'git archive (whole captures)' : 'NDJSON (whole captures)'} | ${n(x.captures)} | ${n(x.imported)} | ${(x.durationMs / 1000).toFixed(1)} | **${x.capturesPerSecond.toFixed(0)}** | ${n(x.rows)} | ${n(x.rowsPerSecond)} | ${x.peakRssMb.toFixed(0)} MB |`,
       )
     }
     L.push('')
@@ -558,7 +328,7 @@ export function renderMarkdown(r: RunResult): string {
   L.push('### Targets', '')
   if (r.preset !== 'default' || r.dbKind !== 'timescaledb') {
     L.push(
-      'The write and peak-memory targets compare with figures of the default-scale TimescaleDB run, and the computed-history bound holds at the default scale on a database server; ' +
+      'The write, refresh and peak-memory bounds hold for the default-scale TimescaleDB run, the computed-history and storage bounds at the default scale on a database server; ' +
         `this run (${r.preset} scale, ${r.dbKind}) is not comparable with them.`,
       '',
     )

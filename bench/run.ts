@@ -11,10 +11,13 @@
  *
  *   bun run bench [-- options]
  *     --quick                  smoke preset (~2.5 minutes): 18 days of counts, 2 days of ticks, 2 s / 1 s load runs
- *     --years N                years of 15 s player counts (default 2)
- *     --planet-days N          days of 5-minute ticks for every planet (default 90)
- *     --summary-days N         days of war-summary ticks (default 365)
- *     --orders N --dispatches N
+ *     --years N                years of 15 s player counts (default 2.74: the war's 1,000 days)
+ *     --planet-days N          days of 5-minute full-status ticks, the real captures tiled (default 1000)
+ *     --summary-days N         days of war-summary ticks (default 1000)
+ *     --orders N --dispatches N  over the whole span (default 411 and 3830: the densities of the
+ *                              2-year default before, one order every 2.4 days, 3.8 dispatches a day)
+ *     --only-generate          generate the default (or given) scale, print its rows, seconds and
+ *                              sizes, and stop: no measurement, nothing written
  *     --db timescaledb|embedded  own TimescaleDB instance (default; scripts/testdb.sh, TESTDB_NAME=bench-<pid>)
  *                                or an in-memory PGlite
  *     --db-url URL             any PostgreSQL/TimescaleDB server: a scratch database is created there and dropped
@@ -50,7 +53,8 @@ import { measureThroughput, stopProcess, type LoadRoute, type ServiceSpec } from
 import { measureColdStarts, measureIdleRss } from './startup.ts'
 import { ensureWrk } from './wrk.ts'
 import { dataFacts, measureLatency, ResultMismatch, type DataFacts, type LatencyCase } from './measure.ts'
-import { checkTotals, COMPUTED_HISTORY_P50_MS, evaluateTargets, IMPORT_BOUND, renderMarkdown, writeSection, type Commit, type Machine, type RunResult } from './report.ts'
+import { dataMarkdown, renderMarkdown, writeSection, type RunResult } from './report.ts'
+import { checkTotals, COMPUTED_HISTORY_P50_MS, evaluateTargets, IMPORT_BOUND } from './targets.ts'
 import { commitOf, machine, sameCheckout } from './checkout.ts'
 import { appDeps, openBenchDatabase, ROOT, simulatedFeeds, WAR_ID, type BenchDatabase, type DbKind } from './setup.ts'
 
@@ -82,6 +86,7 @@ const { values: argv } = parseArgs({
     'import-captures': { type: 'string' },
     out: { type: 'string' },
     'no-write': { type: 'boolean' },
+    'only-generate': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
   strict: true,
@@ -93,7 +98,7 @@ const opt = (name: keyof typeof argv): string | undefined => {
   const env = process.env[`BENCH_${name.toUpperCase().replace(/-/g, '_')}`]
   return env === undefined || env === '' ? undefined : env
 }
-const flag = (name: 'quick' | 'no-write') => argv[name] === true || ['1', 'true'].includes(process.env[`BENCH_${name.toUpperCase().replace(/-/g, '_')}`] ?? '')
+const flag = (name: 'quick' | 'no-write' | 'only-generate') => argv[name] === true || ['1', 'true'].includes(process.env[`BENCH_${name.toUpperCase().replace(/-/g, '_')}`] ?? '')
 const num = (name: keyof typeof argv, dflt: number, min = 0) => {
   const raw = opt(name)
   if (raw === undefined) return dflt
@@ -107,11 +112,11 @@ const num = (name: keyof typeof argv, dflt: number, min = 0) => {
 
 const quick = flag('quick')
 const scale: Scale = {
-  years: num('years', quick ? 0.05 : 2, 0.01),
-  planetDays: num('planet-days', quick ? 2 : 90, 0.1),
-  summaryDays: num('summary-days', quick ? 14 : 365, 0.1),
-  orders: Math.round(num('orders', quick ? 20 : 300, 1)),
-  dispatches: Math.round(num('dispatches', quick ? 500 : 2796, 1)),
+  years: num('years', quick ? 0.05 : 2.74, 0.01),
+  planetDays: num('planet-days', quick ? 2 : 1000, 0.1),
+  summaryDays: num('summary-days', quick ? 14 : 1000, 0.1),
+  orders: Math.round(num('orders', quick ? 20 : 411, 1)),
+  dispatches: Math.round(num('dispatches', quick ? 500 : 3830, 1)),
 }
 const dbUrl = opt('db-url')
 const dbOpt = opt('db') ?? (dbUrl ? 'url' : 'timescaledb')
@@ -210,7 +215,7 @@ async function main() {
   const commit = commitOf(progress)
   const m = machine()
   progress(`bench: ${dbKind} database, ${preset} scale ${JSON.stringify(scale)}; ${m.cpu}, ${m.cores} cores, load ${m.loadavg[0]!.toFixed(2)}`)
-  await ensureWrk({ progress })
+  if (!flag('only-generate')) await ensureWrk({ progress })
   bench = await openBenchDatabase(dbKind, dbUrl)
   const { sql } = bench.db
   const info = bench.db.info
@@ -238,6 +243,12 @@ async function main() {
   const refreshS = (performance.now() - t) / 1000
   progress(`rollup refresh: ${refreshS.toFixed(1)} s ${JSON.stringify(refreshed)}`)
   if (Object.keys(refreshed).length) await sql`ANALYZE player_count_5m_store, player_count_1h_store, player_count_1d_store`
+  if (flag('only-generate')) {
+    const sizes = await dataSizes(sql, info.timescaledbVersion !== null, Object.keys(refreshed).length > 0)
+    const database = { label: dbKind, edition: info.edition, timescaledbVersion: info.timescaledbVersion, serverVersion: info.serverVersion, notes: '' }
+    process.stdout.write(`${dataMarkdown({ sizes, scale, database, generation: { steps, seconds: genS, warInfoS, analyzeS, refreshS, refreshed } }).join('\n')}\n`)
+    return
+  }
 
   // Read latency, baselines, equality.
   const facts = await dataFacts(sql, now)
@@ -317,25 +328,7 @@ async function main() {
   const idleRss = await measureIdleRss(service.feeds, idleWaitS, (p) => children.add(p), progress)
 
   // Data sizes (after everything was written).
-  const tables = [
-    'player_count_snapshots', 'planet_status_changes', 'planet_status_hours', 'planet_status_latest', 'full_status_tick_hours', 'full_status_tick_days',
-    'war_summary_snapshots', 'full_status_ticks', 'major_orders',
-    'major_order_progress', 'dispatches', 'wars', 'planets', 'planet_war_info', 'sectors', 'factions',
-  ]
-  const rollupTables = Object.keys(refreshed).length ? ['player_count_5m_store', 'player_count_1h_store', 'player_count_1d_store'] : []
-  const sizes: RunResult['sizes'] = []
-  const hyper = new Set(
-    info.timescaledbVersion
-      ? (await sql<{ t: string }[]>`SELECT hypertable_name AS t FROM timescaledb_information.hypertables`).map((r) => r.t)
-      : [],
-  )
-  for (const table of [...tables, ...rollupTables]) {
-    const [c] = await sql<{ n: number }[]>`SELECT count(*)::bigint AS n FROM ${sql(table)}`
-    const [b] = hyper.has(table)
-      ? await sql<{ b: number }[]>`SELECT hypertable_size(${table}::regclass)::bigint AS b`
-      : await sql<{ b: number }[]>`SELECT pg_total_relation_size(${table}::regclass)::bigint AS b`
-    sizes.push({ table: hyper.has(table) ? `${table} (hypertable)` : table, rows: c!.n, bytes: b?.b ?? null })
-  }
+  const sizes = await dataSizes(sql, info.timescaledbVersion !== null, Object.keys(refreshed).length > 0)
 
   const dbLabel = {
     timescaledb: 'own TimescaleDB instance (scripts/testdb.sh: PostgreSQL 17 + TimescaleDB from Debian 13 in a chroot; fsync/synchronous_commit off, throwaway)',
@@ -379,6 +372,28 @@ async function main() {
     writeSection(outFile, result.key, md)
     progress(`written to ${outFile} (section bench:${result.key})`)
   }
+}
+
+/** Rows and bytes of every table the run fills (hypertable_size for a hypertable: its chunks, indexes and TOAST). */
+async function dataSizes(sql: BenchDatabase['db']['sql'], timescale: boolean, rollups: boolean): Promise<RunResult['sizes']> {
+  const tables = [
+    'player_count_snapshots', 'planet_status_changes', 'planet_status_hours', 'planet_status_latest', 'full_status_tick_hours', 'full_status_tick_days',
+    'full_status_ticks', 'planet_owner_changes', 'campaign_snapshots', 'tick_sets', 'planet_event_snapshots', 'planet_event_spans', 'campaign_spans', 'campaigns', 'defense_outcomes',
+    'war_summary_snapshots', 'major_orders', 'major_order_progress', 'dispatches', 'wars', 'planets', 'planet_war_info', 'sectors', 'factions',
+    ...(rollups ? ['player_count_5m_store', 'player_count_1h_store', 'player_count_1d_store'] : []),
+  ]
+  const hyper = new Set(timescale ? (await sql<{ t: string }[]>`SELECT hypertable_name AS t FROM timescaledb_information.hypertables`).map((r) => r.t) : [])
+  // Only base tables: a layout that made one a view leaves it out.
+  const present = new Set((await sql<{ t: string }[]>`SELECT tablename AS t FROM pg_tables WHERE schemaname = current_schema()`).map((r) => r.t))
+  const sizes: RunResult['sizes'] = []
+  for (const table of tables.filter((t) => present.has(t))) {
+    const [c] = await sql<{ n: number }[]>`SELECT count(*)::bigint AS n FROM ${sql(table)}`
+    const [b] = hyper.has(table)
+      ? await sql<{ b: number }[]>`SELECT hypertable_size(${table}::regclass)::bigint AS b`
+      : await sql<{ b: number }[]>`SELECT pg_total_relation_size(${table}::regclass)::bigint AS b`
+    sizes.push({ table: hyper.has(table) ? `${table} (hypertable)` : table, rows: Number(c!.n), bytes: b?.b === undefined || b.b === null ? null : Number(b.b) })
+  }
+  return sizes
 }
 
 let code = 0

@@ -67,3 +67,13 @@ export const us = (v: number) => {
   const u = v * 1000
   return u >= 100 ? u.toFixed(0) : u >= 10 ? u.toFixed(1) : u.toFixed(2)
 }
+
+/** A count with thousands separators. */
+export const n = (v: number) => Math.round(v).toLocaleString('en')
+/** Bytes as MB, or GB from 1 GB (2^30 bytes) up. */
+export const mb = (b: number | null) => (b === null ? '–' : b >= 1 << 30 ? `${(b / (1 << 30)).toFixed(2)} GB` : `${(b / (1 << 20)).toFixed(1)} MB`)
+export const size = (b: number) => (b < 1024 ? `${b} B` : b < 1 << 20 ? `${(b / 1024).toFixed(1)} KB` : mb(b))
+export const ratio = (r: number) => (r >= 100 ? `${r.toFixed(0)}×` : `${r.toFixed(1)}×`)
+/** A share in percent: whole percents, one decimal below 10 % (0.2 % is not 0 %). */
+export const percent = (r: number) => (100 * r).toFixed(r < 0.1 ? 1 : 0)
+export const pct = (r: number) => `${percent(r)} %`

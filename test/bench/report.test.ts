@@ -8,17 +8,10 @@
 import { describe, expect, test } from 'bun:test'
 import type { Sql } from '../../src/db/connect.ts'
 import { countingSql, untimedRoutes, type LatencyCase } from '../../bench/measure.ts'
-import {
-  commitText,
-  COMPUTED_HISTORY_P50_MS,
-  evaluateTargets,
-  LATENCY_HEADER,
-  latencyRow,
-  missedTargets,
-  renderMarkdown,
-  sectionTitle,
-  type RunResult,
-} from '../../bench/report.ts'
+import { commitText, LATENCY_HEADER, latencyRow, renderMarkdown, sectionTitle, type RunResult } from '../../bench/report.ts'
+import { BOUNDS, COMPUTED_HISTORY_P50_MS, evaluateTargets, IMPORT_BOUND, missedTargets, PLANET_STATUS_TABLES } from '../../bench/targets.ts'
+import type { IngestResult } from '../../bench/ingest.ts'
+import type { ImportRun } from '../../bench/import.ts'
 import { msFine, repeat, summarize, us } from '../../bench/stats.ts'
 
 /** A timing whose every sample is `ms`. */
@@ -57,7 +50,7 @@ function result(over: Partial<RunResult> = {}, computed: { divers?: number; plan
     date: '2026-12-01T00:00:00Z',
     machine: { cpu: 'Test CPU 3000', cores: 2, memGiB: 8, loadavg: [0.5, 0.5, 0.5], kernel: '6.1', os: 'Debian', bun: '1.3' },
     database: { label: 'test', edition: 'apache', timescaledbVersion: '2.17', serverVersion: '17', notes: '' },
-    scale: { years: 2, planetDays: 90, summaryDays: 365, orders: 300, dispatches: 2796 },
+    scale: { years: 2.74, planetDays: 1000, summaryDays: 1000, orders: 411, dispatches: 3830 },
     generation: { steps: [], seconds: 1, warInfoS: 0.1, analyzeS: 0.1, refreshS: 1, refreshed: {} },
     sizes: [
       { table: 'player_count_snapshots (hypertable)', rows: 1_000_000, bytes: 2 ** 30 },
@@ -151,6 +144,66 @@ describe('issue 24 targets: computed diver and planet history p50 ≤ 10 ms at t
     expect(t.verdict).toBe('met')
     expect(t.measured).toContain('computed requests that queried no database: player-count')
     expect(t.measured).not.toContain('divers/history')
+  })
+})
+
+describe('issue 37 bounds at the war\'s real length', () => {
+  const ingest = (writeMs: number): RunResult['ingest'] => {
+    const tick = (wall: number, write: number) =>
+      ({ collector: 'full-status', ticks: 25, advanceS: 300, wall: flat(wall), fetch: flat(wall - write), write: flat(write), mainPerTick: 22, rowsPerTick: 40, mainRowsPerS: 1, rowsPerS: 1 }) as unknown as IngestResult
+    return { fullStatus: tick(writeMs + 4, writeMs), playerCount: tick(3, 1) }
+  }
+  const imports = (perS: number, rssMb: number, captures = IMPORT_BOUND.captures): RunResult['imports'] => ({
+    captures, planets: 261, ndjsonBytes: 1, generateS: 1,
+    runs: (['git', 'ndjson'] as const).map((source) => ({ source, captures, imported: captures, durationMs: (captures / perS) * 1000, capturesPerSecond: perS, rows: 1, rowsPerSecond: 1, rowsByDataset: {}, peakRssMb: rssMb, rssSamples: 10 }) as ImportRun),
+  })
+  /** The planet-status tables at `gb` GB in all, and another table. */
+  const sized = (gb: number): RunResult['sizes'] => [
+    ...PLANET_STATUS_TABLES.map((table) => ({ table, rows: 1, bytes: (gb * 2 ** 30) / PLANET_STATUS_TABLES.length })),
+    { table: 'player_count_snapshots (hypertable)', rows: 1, bytes: 5 * 2 ** 30 },
+  ]
+
+  test('full-status tick: judged on the write transaction (≤ 4 ms), the whole tick and its fetches reported beside', () => {
+    expect(BOUNDS.fullStatusWriteP50Ms).toBe(4)
+    const met = targetNamed(withTargets(result({ ingest: ingest(3.9) })), 'full-status tick')
+    expect(met.verdict).toBe('met')
+    expect(met.measured).toContain('write transaction p50 3.90 ms')
+    expect(met.measured).toContain('whole tick p50 7.90 ms, of which the fetches 4.00 ms')
+    expect(targetNamed(withTargets(result({ ingest: ingest(4.2) })), 'full-status tick').verdict).toBe('missed')
+    expect(targetNamed(withTargets(result({ ingest: ingest(9), preset: 'quick' })), 'full-status tick').verdict).toStartWith('not comparable')
+  })
+
+  test('import: ≥ 1,000 captures/s and peak RSS ≤ 250 MB, each source', () => {
+    const both = (r: RunResult) => r.targets.filter((t) => t.name.includes('npm run import'))
+    expect(both(withTargets(result({ imports: imports(1200, 240) }))).map((t) => t.verdict)).toEqual(['met', 'met'])
+    expect(both(withTargets(result({ imports: imports(900, 240) }))).map((t) => t.verdict)).toEqual(['missed', 'missed'])
+    expect(both(withTargets(result({ imports: imports(1200, 260) }))).map((t) => t.verdict)).toEqual(['missed', 'missed'])
+    expect(both(withTargets(result({ imports: imports(100, 900, 300) })))[0]!.verdict).toStartWith('not comparable')
+  })
+
+  test('planet-status storage: ≤ 1 GB per 1,000 days on PostgreSQL and Apache; Community reported without a compressed size', () => {
+    const storage = (over: Partial<RunResult>) => targetNamed(withTargets(result(over)), 'planet-status storage')
+    expect(storage({ sizes: sized(0.9) }).verdict).toBe('met')
+    expect(storage({ sizes: sized(0.9) }).measured).toContain('921.6 MB per 1,000 days')
+    expect(storage({ sizes: sized(1.1) }).verdict).toBe('missed')
+    const pg = { label: 'pg', edition: 'postgres', timescaledbVersion: null, serverVersion: '17', notes: '' }
+    expect(storage({ sizes: sized(1.1), dbKind: 'url', database: pg }).verdict).toBe('missed')
+    const community = storage({ sizes: sized(0.5), database: { ...pg, edition: 'timescale', timescaledbVersion: '2.19' } })
+    expect(community.verdict).toStartWith('reported')
+    expect(community.measured).toContain('the compressed size is not measured')
+    // 100 days of ticks at 0.2 GB: 2 GB per 1,000 days, yet not judged at another scale.
+    const small = storage({ sizes: sized(0.2), preset: 'custom', scale: { years: 1, planetDays: 100, summaryDays: 100, orders: 1, dispatches: 1 } })
+    expect(small.measured).toContain('2.00 GB per 1,000 days')
+    expect(small.verdict).toStartWith('not comparable')
+    // A table of the layout not measured: missed, not a smaller figure; none measured: no verdict.
+    expect(storage({ sizes: sized(0.5).slice(1) }).verdict).toBe('missed')
+    expect(withTargets(result()).targets.some((t) => t.name.includes('planet-status storage'))).toBe(false)
+    expect(renderMarkdown(withTargets(result({ sizes: sized(0.9) })))).toContain('**921.6 MB per 1,000 days**')
+  })
+
+  test('rollup refresh ≤ 20 s', () => {
+    const refresh = (s: number) => targetNamed(withTargets(result({ generation: { steps: [], seconds: 1, warInfoS: 0, analyzeS: 0, refreshS: s, refreshed: {} } })), 'rollup refresh').verdict
+    expect([refresh(19.9), refresh(20.5)]).toEqual(['met', 'missed'])
   })
 })
 

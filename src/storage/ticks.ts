@@ -1,5 +1,6 @@
 /** full_status_ticks: one row per archived full-status tick, keyed by (war, upstream war time). */
 import type { Queryable, Sql, Tx } from '../db/connect.ts'
+import { numbers } from './model.ts'
 
 /** When the other parts of a tick were fetched (ISO; absent on ticks spooled before they were kept). */
 export interface PartsFetchedAt {
@@ -92,7 +93,7 @@ export async function seenUntil(sql: Queryable, warId: number, warTimes: number[
   const rows = await sql<{ w: number; t: Date }[]>`
     SELECT upstream_war_time AS w, greatest(captured_at, last_seen_at) AS t
     FROM full_status_ticks
-    WHERE war_id = ${warId} AND upstream_war_time IN (SELECT jsonb_array_elements_text(${JSON.stringify(warTimes)}::text::jsonb)::bigint)`
+    WHERE war_id = ${warId} AND upstream_war_time = ANY (${numbers(warTimes)}::bigint[])`
   return new Map(rows.map((r) => [r.w, r.t]))
 }
 

@@ -238,62 +238,73 @@ RETURNS bigint LANGUAGE sql STABLE AS $$
 $$;
 
 -- Ticks of one war written in order, each later than every stored one (live, an import in
--- order), one after the other: each planet's row where its state differs from its state at
--- the tick before (planet_status_latest), its owner changes, the latest states, the ticks'
--- hours, and the planet-hours completed by these ticks (from the hour of p_before, the
--- stored tick before them). The ticks' rows come as one array per column, tick after tick;
--- tick k's rows are [p_start[k], p_start[k + 1]) (a tick without planets says nothing about
--- them). Returns the change rows written.
+-- order): each planet's rows where its state differs from its state at the tick before
+-- (the first against planet_status_latest), its owner changes, the latest states, the
+-- ticks' hours, and the planet-hours completed by these ticks (from the hour of p_before,
+-- the stored tick before them). The ticks' rows come as one array per column, each row
+-- with the position (from 1) of its tick in p_at. Returns the change rows written.
 CREATE FUNCTION planet_status_write(
-  p_war integer, p_before timestamptz, p_at timestamptz[], p_start integer[], p_planet integer[],
+  p_war integer, p_before timestamptz, p_at timestamptz[], p_k integer[], p_planet integer[],
   p_owner smallint[], p_health bigint[], p_regen double precision[], p_players integer[])
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
-  n integer := 0;
-  m integer;
-  k integer;
-  a integer;
-  b integer;
-  listed timestamptz[] := '{}';
+  n integer;
   first_hour timestamptz;
   last_hour timestamptz;
 BEGIN
-  FOR k IN 1 .. cardinality(p_at) LOOP
-    a := p_start[k];
-    b := p_start[k + 1] - 1;
-    CONTINUE WHEN b < a;
-    listed := listed || p_at[k];
-    WITH r AS (
-      SELECT * FROM unnest(p_planet[a:b], p_owner[a:b], p_health[a:b], p_regen[a:b], p_players[a:b])
-        AS r(planet_index, owner, health, regen_per_second, players)
-    ), d AS (
-      SELECT coalesce(r.planet_index, l.planet_index) AS planet_index, r.owner, r.health, r.regen_per_second, r.players, l.last_owner
-      FROM r FULL JOIN (SELECT * FROM planet_status_latest WHERE war_id = p_war) l ON l.planet_index = r.planet_index
-      WHERE (r.owner, r.health, r.regen_per_second, r.players) IS DISTINCT FROM (l.owner, l.health, l.regen_per_second, l.players)
-    ), changes AS (
-      INSERT INTO planet_status_changes (captured_at, war_id, planet_index, owner, health, regen_per_second, players)
-      SELECT p_at[k], p_war, d.planet_index, d.owner, d.health, d.regen_per_second, d.players FROM d
-      RETURNING 1
-    ), owners AS (
-      -- Against the planet's last owner in the feed, across an absence.
-      INSERT INTO planet_owner_changes (captured_at, war_id, planet_index, from_owner, to_owner)
-      SELECT p_at[k], p_war, d.planet_index, d.last_owner, d.owner FROM d WHERE d.owner <> d.last_owner
-      ON CONFLICT DO NOTHING
-    ), latest AS (
-      INSERT INTO planet_status_latest AS l (war_id, planet_index, owner, health, regen_per_second, players, last_owner)
-      SELECT p_war, d.planet_index, d.owner, d.health, d.regen_per_second, d.players, coalesce(d.owner, d.last_owner) FROM d
-      ON CONFLICT (war_id, planet_index) DO UPDATE SET
-        owner = excluded.owner, health = excluded.health, regen_per_second = excluded.regen_per_second,
-        players = excluded.players, last_owner = excluded.last_owner
-    )
-    SELECT count(*) INTO m FROM changes;
-    n := n + m;
-  END LOOP;
-  PERFORM full_status_tick_count_add(p_war, listed);
+  WITH r AS (
+    SELECT * FROM unnest(p_k, p_planet, p_owner, p_health, p_regen, p_players)
+      AS r(k, planet_index, owner, health, regen_per_second, players)
+  ), ticks AS (
+    -- Only ticks that list planets: a tick without any says nothing about them.
+    SELECT t.at, t.k::integer FROM unnest(p_at) WITH ORDINALITY AS t(at, k) WHERE t.k IN (SELECT k FROM r)
+  ), known AS (
+    SELECT planet_index FROM planet_status_latest WHERE war_id = p_war
+    UNION SELECT planet_index FROM r
+  ), seq AS (
+    SELECT 0 AS k, NULL::timestamptz AS at, l.planet_index, l.owner, l.health, l.regen_per_second, l.players, l.last_owner
+    FROM planet_status_latest l WHERE l.war_id = p_war
+    UNION ALL
+    SELECT t.k, t.at, kn.planet_index, r.owner, r.health, r.regen_per_second, r.players, r.owner
+    FROM ticks t CROSS JOIN known kn LEFT JOIN r ON r.k = t.k AND r.planet_index = kn.planet_index
+  ), marked AS (
+    SELECT s.*,
+           (s.owner, s.health, s.regen_per_second, s.players) IS DISTINCT FROM
+             (lag(s.owner) OVER w, lag(s.health) OVER w, lag(s.regen_per_second) OVER w, lag(s.players) OVER w)
+             AND (s.k > 0) AS changed,
+           -- The planet's last owner in the feed up to this row, and before it.
+           count(s.last_owner) OVER w AS grp
+    FROM seq s
+    WINDOW w AS (PARTITION BY s.planet_index ORDER BY s.k)
+  ), owned AS (
+    SELECT m.*, first_value(m.last_owner) OVER (PARTITION BY m.planet_index, m.grp ORDER BY m.k) AS owner_so_far
+    FROM marked m
+  ), d AS (
+    SELECT o.*, lag(o.owner_so_far) OVER (PARTITION BY o.planet_index ORDER BY o.k) AS owner_before FROM owned o
+  ), changes AS (
+    INSERT INTO planet_status_changes (captured_at, war_id, planet_index, owner, health, regen_per_second, players)
+    SELECT d.at, p_war, d.planet_index, d.owner, d.health, d.regen_per_second, d.players FROM d WHERE d.changed
+    RETURNING 1
+  ), owners AS (
+    INSERT INTO planet_owner_changes (captured_at, war_id, planet_index, from_owner, to_owner)
+    SELECT d.at, p_war, d.planet_index, d.owner_before, d.owner FROM d
+    WHERE d.k > 0 AND d.owner IS NOT NULL AND d.owner_before IS NOT NULL AND d.owner_before <> d.owner
+    ON CONFLICT DO NOTHING
+  ), latest AS (
+    INSERT INTO planet_status_latest AS l (war_id, planet_index, owner, health, regen_per_second, players, last_owner)
+    SELECT DISTINCT ON (d.planet_index) p_war, d.planet_index, d.owner, d.health, d.regen_per_second, d.players, d.owner_so_far
+    FROM d WHERE d.k > 0 AND d.planet_index IN (SELECT planet_index FROM d WHERE d.changed)
+    ORDER BY d.planet_index, d.k DESC
+    ON CONFLICT (war_id, planet_index) DO UPDATE SET
+      owner = excluded.owner, health = excluded.health, regen_per_second = excluded.regen_per_second,
+      players = excluded.players, last_owner = excluded.last_owner
+  )
+  SELECT count(*) INTO n FROM changes;
+  PERFORM full_status_tick_count_add(p_war, ARRAY(SELECT p_at[k] FROM (SELECT DISTINCT unnest(p_k) AS k) x));
   -- The hours these ticks completed: from the hour of the tick before them to their last one's.
   SELECT time_bucket(interval '1 hour', coalesce(p_before, min(t.at))), time_bucket(interval '1 hour', max(t.at))
     INTO first_hour, last_hour
-  FROM unnest(listed) AS t(at);
+  FROM unnest(p_at) AS t(at);
   IF first_hour < last_hour THEN
     PERFORM planet_status_hours_rebuild(p_war, first_hour, last_hour);
   END IF;
@@ -304,7 +315,7 @@ $$;
 -- One tick written before the stored tick p_next (written late): its rows where its state
 -- differs from the state at the stored tick before it; for each planet that changed, a
 -- row at p_next restating the state p_next had (unless p_next has a row of its own), so
--- no later tick changes, and no row at p_next that now says the same as this tick; the owner changes again from the tick to each planet's next row
+-- no later tick changes; the owner changes again from the tick to each planet's next row
 -- in the feed after p_next; the tick's hour; and the completed hours it touched, again.
 -- Returns the change rows written.
 CREATE FUNCTION planet_status_write_late(
@@ -343,11 +354,6 @@ BEGIN
     UNION ALL
     SELECT p_next, p_war, planet_index, b_owner, b_health, b_regen, b_players FROM changed WHERE next_has_row IS NULL
     RETURNING 1
-  ), same AS (
-    -- A row of p_next that now says what this tick says: no change there any more.
-    DELETE FROM planet_status_changes x USING changed c
-    WHERE x.war_id = p_war AND x.planet_index = c.planet_index AND x.captured_at = p_next
-      AND (x.owner, x.health, x.regen_per_second, x.players) IS NOT DISTINCT FROM (c.owner, c.health, c.regen_per_second, c.players)
   )
   SELECT count(*) INTO n FROM rows;
   -- The planets' last owner in the feed may now be this tick's; and an owner change up to
@@ -414,15 +420,8 @@ BEGIN
     ), b AS (
       SELECT (SELECT array_agg(at ORDER BY k) FROM t) AS ats, (SELECT max(at) FROM t) AS last,
              (SELECT max(f.captured_at) FROM full_status_ticks f WHERE f.war_id = w AND f.captured_at <= lo AND f.planets_written > 0) AS before
-    ), starts AS (
-      -- Where each tick's rows start (and where the last one's end), as planet_status_write reads them.
-      SELECT array_agg(z.start ORDER BY z.k) AS k FROM (
-        SELECT u.k, 1 + coalesce(sum(c.n) OVER (ORDER BY u.k ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)::integer AS start
-        FROM (SELECT k, at FROM t UNION ALL SELECT max(k) + 1, NULL FROM t) u
-        LEFT JOIN (SELECT captured_at, count(*) AS n FROM planet_status_dense
-                   WHERE war_id = w AND captured_at > lo AND captured_at < hi GROUP BY 1) c ON c.captured_at = u.at) z
     ), x AS (
-      SELECT (SELECT k FROM starts) AS k, array_agg(s.planet_index ORDER BY t.k, s.planet_index) AS planet,
+      SELECT array_agg(t.k ORDER BY t.k, s.planet_index) AS k, array_agg(s.planet_index ORDER BY t.k, s.planet_index) AS planet,
              array_agg(s.owner ORDER BY t.k, s.planet_index) AS owner, array_agg(s.health ORDER BY t.k, s.planet_index) AS health,
              array_agg(s.regen_per_second ORDER BY t.k, s.planet_index) AS regen, array_agg(s.players ORDER BY t.k, s.planet_index) AS players
       FROM planet_status_dense s JOIN t ON t.at = s.captured_at

@@ -354,7 +354,7 @@ export async function insert(tx: Tx, at: Date, warId: number, planets: PlanetSta
 
 /**
  * The planet rows of ticks of one war, oldest first: the rows where a planet changed, its
- * owner changes, the hours (sql/0021, one call). Either every tick is later than every
+ * owner changes, the hours (sql/0021 and 0023, one call). Either every tick is later than every
  * stored one (`next` null: the usual case, live or an import in order:
  * planet_status_write), or there is one tick, written late (`next`: the stored tick after
  * it: planet_status_write_late, which also restates at `next` what changed). Returns the

@@ -79,7 +79,11 @@ export interface Parsed<T> {
   drift: Drift
 }
 
-export type Parser<T> = (value: unknown) => Parsed<T>
+export interface Parser<T> {
+  (value: unknown): Parsed<T>
+  /** The value checked, without its drift: for a reader that reports none (the importer), the walk is wasted work. */
+  checked(value: unknown): T
+}
 
 /**
  * Compiles the schema once (the Status payload is read every 15 s; the compiled check is
@@ -89,13 +93,14 @@ export type Parser<T> = (value: unknown) => Parsed<T>
  */
 export function compileParser<S extends TSchema>(schema: S, label: string): Parser<Static<S>> {
   const check = TypeCompiler.Compile(checkedSchema(schema))
-  return (value: unknown) => {
+  const checked = (value: unknown): Static<S> => {
     if (!check.Check(value)) {
       const first = check.Errors(value).First()
       throw new PayloadError(label, first?.path ?? '', first?.message ?? 'invalid value')
     }
-    return { data: value, drift: driftOf(schema, value) }
+    return value
   }
+  return Object.assign((value: unknown) => ({ data: checked(value), drift: driftOf(schema, value) }), { checked })
 }
 
 /** The drift of a value that passed its schema. */

@@ -35,7 +35,7 @@ import { warInfo } from '../collect/war-info.ts'
 import { isTransient, type Sql, type Tx } from '../db/connect.ts'
 import type { Edition } from '../db/edition.ts'
 import type { Fetched } from '../feeds/throttle.ts'
-import type { Parsed } from '../feeds/schema.ts'
+import { NO_DRIFT } from '../feeds/schema.ts'
 import { parseAssignments, parseNewsFeed, parseWarInfo, parseWarStatus, parseWarSummary, type Assignment, type WarInfo, type WarStatus } from '../feeds/upstream.ts'
 import { errorText, type Logger } from '../log.ts'
 import { announce, type DataVersions, type Dataset } from '../storage/changes.ts'
@@ -262,7 +262,8 @@ function readingCost(source: CaptureSource, captures: number, prepareMs: number)
   }
 }
 
-const fetched = <T>(parsed: { data: T; drift: Fetched<T>['drift'] }, at: Date): Fetched<T> => ({ data: parsed.data, drift: parsed.drift, fetchedAt: at, fromCache: false, stale: false })
+// An import reports no drift: its payloads are checked, not walked for it.
+const fetched = <T>(data: T, at: Date): Fetched<T> => ({ data, drift: NO_DRIFT, fetchedAt: at, fromCache: false, stale: false })
 
 const validWarId = (v: unknown): number | undefined => (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 2_147_483_647 ? (v as number) : undefined)
 
@@ -289,10 +290,10 @@ export function prepare(item: SourceItem, language: string, defaultWarId: number
   const rebuilt = c.rebuilt
   // A rebuilt war info's sector ids and assignments' setting types are null: the collectors'
   // map copies them into the rows as they are (upstream_sector_id, setting_type: null).
-  const checkInfo = rebuilt ? (v: unknown) => parseRebuiltWarInfo(v) as unknown as Parsed<WarInfo> : parseWarInfo
-  const checkAssignments = rebuilt ? (v: unknown) => parseRebuiltAssignments(v) as unknown as Parsed<Assignment[]> : parseAssignments
+  const checkInfo = rebuilt ? (v: unknown) => parseRebuiltWarInfo.checked(v) as unknown as WarInfo : parseWarInfo.checked
+  const checkAssignments = rebuilt ? (v: unknown) => parseRebuiltAssignments.checked(v) as unknown as Assignment[] : parseAssignments.checked
   try {
-    const status = rawStatus === undefined ? null : fetched(parseWarStatus(rawStatus), at)
+    const status = rawStatus === undefined ? null : fetched(parseWarStatus.checked(rawStatus), at)
     const info = rawInfo === undefined ? null : fetched(checkInfo(rawInfo), at)
     const warId = c.warId ?? validWarId((rawStatus as { warId?: unknown } | undefined)?.warId) ?? validWarId((rawInfo as { warId?: unknown } | undefined)?.warId) ?? defaultWarId
     const ticks: Prepared['ticks'] = []
@@ -300,23 +301,23 @@ export function prepare(item: SourceItem, language: string, defaultWarId: number
       ticks.push({ collector, tick: { id: randomUUID(), collector: collector.name as CollectorName, warId, capturedAt: at.toISOString(), rows } })
     if (info) {
       // A war info alone (an archive of it) updates the war and its planets, not their state.
-      const states = status ?? fetched({ data: { time: 0, planetStatus: [] } as unknown as WarStatus, drift: { missing: [], unknown: [] } }, at)
+      const states = status ?? fetched({ time: 0, planetStatus: [] } as unknown as WarStatus, at)
       tick(warInfo, warInfo.map({ info, status: states }, { warId, now: at }).rows)
     }
     if (status) {
       const payload = {
         status,
-        summary: rawSummary === undefined ? null : fetched(parseWarSummary(rawSummary), at),
+        summary: rawSummary === undefined ? null : fetched(parseWarSummary.checked(rawSummary), at),
         assignments: rawAssignments === undefined ? null : fetched(checkAssignments(rawAssignments), at),
-        news: rawNews === undefined ? null : fetched(parseNewsFeed(rawNews), at),
+        news: rawNews === undefined ? null : fetched(parseNewsFeed.checked(rawNews), at),
         // A raw archive holds one language's texts: the primary's, from the tick's own rows;
         // a rebuilt capture every language's. None is known stored (an empty map): every
         // text goes with the tick, and one stored already is not written again (its key).
         languages: {
           fetched: (rebuilt?.languages ?? []).map((l) => ({
             language: l.language,
-            ...(l.assignments === undefined ? {} : { assignments: checkAssignments(l.assignments).data }),
-            ...(l.newsfeed === undefined ? {} : { news: parseNewsFeed(l.newsfeed).data }),
+            ...(l.assignments === undefined ? {} : { assignments: checkAssignments(l.assignments) }),
+            ...(l.newsfeed === undefined ? {} : { news: parseNewsFeed.checked(l.newsfeed) }),
           })),
           stored: new Map(),
         },

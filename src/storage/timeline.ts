@@ -116,39 +116,36 @@ export function timelineRows(sql: Queryable, warId: number, asOf: Date, recentFr
   const all = sql`
     SELECT c.captured_at AS at,
            CASE WHEN c.to_owner = 1 THEN 'planet_liberated' WHEN c.from_owner = 1 THEN 'planet_lost' ELSE 'planet_owner_changed' END AS type,
-           c.war_id AS "warID", c.planet_index AS "planetIndex", p.name AS "planetName", c.from_owner::int AS "fromOwner", c.to_owner::int AS "toOwner",
+           c.war_id AS "warID", c.planet_index AS "planetIndex", NULL::text AS "planetName", c.from_owner::int AS "fromOwner", c.to_owner::int AS "toOwner",
            ${noOrder}, ${noDispatch}, ${noFight}, ${noCorrection}
-    FROM planet_owner_changes c LEFT JOIN ${known} p ON p.planet_index = c.planet_index
+    FROM planet_owner_changes c
     WHERE c.war_id = ${f.warId}
     UNION ALL
-    SELECT e.first_seen_at, 'defense_started', e.war_id, e.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, e.event_id, e.campaign_id, e.race, ${noCorrection}
-    FROM planet_event_spans e LEFT JOIN ${known} p ON p.planet_index = e.planet_index
+    SELECT e.first_seen_at, 'defense_started', e.war_id, e.planet_index, NULL, ${noOwners}, ${noOrder}, ${noDispatch}, e.event_id, e.campaign_id, e.race, ${noCorrection}
+    FROM planet_event_spans e
     WHERE e.war_id = ${f.warId} ${recentSpan('e')}
     UNION ALL
-    SELECT o.ended_at, o.outcome, e.war_id, e.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, e.event_id, e.campaign_id, e.race, ${noCorrection}
+    SELECT o.ended_at, o.outcome, e.war_id, e.planet_index, NULL, ${noOwners}, ${noOrder}, ${noDispatch}, e.event_id, e.campaign_id, e.race, ${noCorrection}
     FROM defense_outcomes o
     JOIN planet_event_spans e ON e.war_id = o.war_id AND e.event_id = o.event_id
-    LEFT JOIN ${known} p ON p.planet_index = e.planet_index
     WHERE o.war_id = ${f.warId} AND o.seq = 0 ${recentSpan('e')}
     UNION ALL
-    SELECT o.decided_at, 'event_corrected', e.war_id, e.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, e.event_id, e.campaign_id, e.race,
+    SELECT o.decided_at, 'event_corrected', e.war_id, e.planet_index, NULL, ${noOwners}, ${noOrder}, ${noDispatch}, e.event_id, e.campaign_id, e.race,
            jsonb_build_object('corrects', o.corrects, 'seq', o.seq,
                               'was', jsonb_build_object('type', o.was_outcome, 'at', ${isoOf(sql, sql`o.was_ended_at`)}),
                               'now', jsonb_build_object('type', o.outcome, 'at', ${isoOf(sql, sql`o.ended_at`)}))
     FROM defense_outcomes o
     JOIN planet_event_spans e ON e.war_id = o.war_id AND e.event_id = o.event_id
-    LEFT JOIN ${known} p ON p.planet_index = e.planet_index
     WHERE o.war_id = ${f.warId} AND o.seq > 0 ${recentFrom ? sql`AND o.decided_at > ${recentFrom}` : sql``}
     UNION ALL
-    SELECT c.first_seen_at, 'campaign_started', c.war_id, c.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, d.event_id, c.campaign_id, NULL, ${noCorrection}
-    FROM campaign_spans c ${campaignEvent} LEFT JOIN ${known} p ON p.planet_index = c.planet_index
+    SELECT c.first_seen_at, 'campaign_started', c.war_id, c.planet_index, NULL, ${noOwners}, ${noOrder}, ${noDispatch}, d.event_id, c.campaign_id, NULL, ${noCorrection}
+    FROM campaign_spans c ${campaignEvent}
     WHERE c.war_id = ${f.warId} ${recentSpan('c')}
     UNION ALL
-    SELECT nx.t, 'campaign_ended', c.war_id, c.planet_index, p.name, ${noOwners}, ${noOrder}, ${noDispatch}, d.event_id, c.campaign_id, NULL, ${noCorrection}
+    SELECT nx.t, 'campaign_ended', c.war_id, c.planet_index, NULL, ${noOwners}, ${noOrder}, ${noDispatch}, d.event_id, c.campaign_id, NULL, ${noCorrection}
     FROM campaign_spans c
     CROSS JOIN LATERAL (${nextTick(sql, sql`c.war_id`, sql`c.last_seen_at`)}) nx
     ${campaignEvent}
-    LEFT JOIN ${known} p ON p.planet_index = c.planet_index
     WHERE c.war_id = ${f.warId} ${recentSpan('c')}
     UNION ALL ${orders('major_order_issued', sql`o.first_seen_at`, sql`true`)}
     UNION ALL ${orders('major_order_completed', sql`o.completed_at`, sql`o.completed_at IS NOT NULL`)}
@@ -161,7 +158,11 @@ export function timelineRows(sql: Queryable, warId: number, asOf: Date, recentFr
     UNION ALL
     SELECT coalesce(w.start_date, w.first_seen_at), 'war_started', w.war_id, ${none}, ${noOrder}, ${noDispatch}, ${noFight}, ${noCorrection}
     FROM wars w WHERE w.war_id = ${f.warId}`
-  return all
+  // Planet names joined once, to the events the caller keeps (the filters on e go below the join).
+  return sql`
+    SELECT e.at, e.type, e."warID", e."planetIndex", p.name AS "planetName", e."fromOwner", e."toOwner", e."orderId32", e.title,
+           e."dispatchId", e.message, e."eventId", e."campaignId", e.race, e.correction
+    FROM (${all}) e LEFT JOIN ${known} p ON p.planet_index = e."planetIndex"`
 }
 
 /** A time as the API writes it (ISO 8601, UTC, milliseconds), for times inside JSON built in SQL. */

@@ -119,7 +119,8 @@ export async function insertTicks(tx: Tx, warId: number, ticks: readonly FightTi
   // fails as its own upsert would.
   if (ticks.some((t) => repeats(t.fight.events.map((e) => e.event_id)) || repeats(t.fight.campaigns.map((c) => c.campaign_id)))) throw rowAffectedTwice()
   const of = <R extends object>(rows: (t: FightTick) => R[]) => JSON.stringify(ticks.flatMap((t, k) => rows(t).map((r) => ({ k, at: t.at, war_time: t.warTime, ...r }))))
-  const rows = await tx<{ count: keyof FightCounts; k: number; n: number }[]>`
+  // The sets go out with the rows (one round trip): neither statement reads the other's tables.
+  const [rows] = await Promise.all([tx<{ count: keyof FightCounts; k: number; n: number }[]>`
     WITH c AS (
       SELECT * FROM jsonb_to_recordset(${of((t) => t.fight.campaigns)}::text::jsonb) AS c(
         k integer, at timestamptz, campaign_id bigint, planet_index integer, type integer, count integer, race integer)
@@ -161,8 +162,9 @@ export async function insertTicks(tx: Tx, warId: number, ticks: readonly FightTi
         first_seen_at = least(s.first_seen_at, excluded.first_seen_at),
         last_seen_at = greatest(s.last_seen_at, excluded.last_seen_at)
     )
-    SELECT 'planetEvents' AS count, captured_at AS at, count(*)::int AS n FROM event_rows GROUP BY captured_at`
-  await tickSets.writeTicks(tx, warId, ticks.map(({ at, fight }) => ({ at, sets: setsOf(fight) })), next)
+    SELECT 'planetEvents' AS count, captured_at AS at, count(*)::int AS n FROM event_rows GROUP BY captured_at`,
+    tickSets.writeTicks(tx, warId, ticks.map(({ at, fight }) => ({ at, sets: setsOf(fight) })), next),
+  ])
   const out = ticks.map(({ fight }): FightCounts => ({
     campaignHistory: fight.campaigns.length, planetEvents: 0, planetAttacks: fight.attacks.length, jointOperations: fight.jointOperations.length,
   }))

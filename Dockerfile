@@ -24,6 +24,8 @@ COPY sql ./sql
 # tests are not copied.
 COPY assets/upstream-samples/static ./assets/upstream-samples/static
 COPY assets/upstream-samples/README.md ./assets/upstream-samples/README.md
+# The embedded database's template (used only without DATABASE_URL).
+COPY assets/embedded ./assets/embedded
 # The spool of scheduled ticks (and the embedded database without DATABASE_URL) lives in
 # DATA_DIR: writable by the service user, and a volume so that ticks kept through a
 # database outage survive a container restart. One per container: replicas never share it.

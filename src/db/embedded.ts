@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 import { acquirePidLock, pidLockHolder } from '../pid-lock.ts'
+import { readTemplate, unpackTemplate } from './embedded-template.ts'
 
 /**
  * The file in the data folder that says which process has the embedded database open
@@ -30,9 +31,13 @@ export class EmbeddedDatabaseInUseError extends Error {
  */
 const EMBEDDED_SETTINGS = ['shared_buffers = 16MB', 'wal_buffers = 1MB', 'maintenance_work_mem = 16MB', 'work_mem = 4MB']
 
+/** How the database's data folder came to be: opened as it was, or new from the template, an image, or PGlite's initdb. */
+export type EmbeddedOrigin = 'existing' | 'template' | 'image' | 'initdb'
+
 export interface EmbeddedDatabase {
   /** postgres:// URL of the loopback socket; give it to postgres.js with a pool of 1. */
   url: string
+  origin: EmbeddedOrigin
   /** A copy of the whole data folder as it is now, to start another database from (`from`). */
   image(): Promise<Blob>
   close(): Promise<void>
@@ -49,9 +54,18 @@ export async function startEmbeddedDatabase(dataDir: string | null, opts: { from
   // One process per data folder: a lock left by a killed one is taken over.
   const unlock = dataDir ? acquirePidLock(join(dataDir, EMBEDDED_LOCK_FILE), (pid) => new EmbeddedDatabaseInUseError(dataDir, pid)) : () => {}
   let db: PGlite
+  let origin: EmbeddedOrigin
   try {
-    // `from`: the data folder of an image(), instead of a new one (initdb).
-    db = await PGlite.create(dataDir ?? undefined, { postgresqlconf: EMBEDDED_SETTINGS, ...(opts.from ? { loadDataDir: opts.from } : {}) })
+    // A new database starts from the image given (`from`), else from the template, else initdb.
+    let from = opts.from
+    if (from) origin = 'image'
+    else if (dataDir) origin = existsSync(join(dataDir, 'PG_VERSION')) ? 'existing' : unpackTemplate(dataDir) ? 'template' : 'initdb'
+    else {
+      const tar = readTemplate()
+      if (tar) from = new Blob([tar])
+      origin = tar ? 'template' : 'initdb'
+    }
+    db = await PGlite.create(dataDir ?? undefined, { postgresqlconf: EMBEDDED_SETTINGS, ...(from ? { loadDataDir: from } : {}) })
   } catch (err) {
     unlock()
     throw err
@@ -62,6 +76,7 @@ export async function startEmbeddedDatabase(dataDir: string | null, opts: { from
   let closed = false
   return {
     url: `postgres://postgres@${conn}/postgres`,
+    origin,
     image: () => db.dumpDataDir('none'),
     async close() {
       if (closed) return

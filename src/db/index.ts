@@ -37,7 +37,7 @@ export async function openDatabase(
   if (!url) {
     embedded = await startEmbeddedDatabase(config.dataDir || null, { from: opts.embeddedFrom }) // "" = in memory (tests)
     url = embedded.url
-    log.info('embedded database started', { dataDir: config.dataDir })
+    log.info('embedded database started', { dataDir: config.dataDir, origin: embedded.origin })
   }
   // PGlite is a single session: one connection keeps transactions from interleaving.
   const sql = connect({ url, max: embedded ? 1 : config.dbPoolMax, statementTimeoutMs: config.dbStatementTimeoutMs })

@@ -21,6 +21,8 @@ describe('the service with no DATABASE_URL (embedded default)', () => {
     expect(res.status).toBe(200)
     expect(await res.json()).toMatchObject({ status: 'ready', edition: 'postgres', embedded: true, checks: { pendingMigrations: 0 } })
     expect(svc.lines.some((l) => l.msg === 'database ready' && l.edition === 'postgres')).toBe(true)
+    // A new data folder starts from the shipped template, not from PGlite's initdb.
+    expect(svc.lines.find((l) => l.msg === 'embedded database started')?.origin).toBe('template')
   })
 
   test('/health/live answers without touching the database', async () => {
@@ -44,6 +46,7 @@ describe('the service with no DATABASE_URL (embedded default)', () => {
     try {
       expect((await fetch(`${again.baseUrl}/health/ready`)).status).toBe(200)
       expect(again.lines.some((l) => l.msg === 'migrations applied')).toBe(false)
+      expect(again.lines.find((l) => l.msg === 'embedded database started')?.origin).toBe('existing')
     } finally {
       expect(await again.stop('SIGINT')).toBe(0)
     }

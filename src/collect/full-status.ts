@@ -245,16 +245,15 @@ async function writeTicks(tx: Tx, ticks: readonly TickRows[]): Promise<WriteResu
     planned,
   ])
   const written: (typeof NOTHING)[] = ticks.map(() => NOTHING)
-  // A group's statements read what the groups before it wrote (a late tick's neighbours).
-  for (const group of groupsOf(ticks, claims)) {
-    const counts = await writeGroup(tx, group, group.ks.map((k) => ticks[k]!))
-    group.ks.forEach((k, i) => (written[k] = counts[i]!))
-  }
-  await Promise.all(
-    [...defendedWars(ticks, claims)].map(async ([warId, { since, last }]) => {
-      written[last] = { ...written[last]!, defenseOutcomes: await decideDefenses(tx, warId, since) }
-    }),
-  )
+  // Every group's statements, then the defenses' decisions, go out together (one round
+  // trip): the connection runs them in the order they are sent, and each storage write is
+  // sent as it is called (one statement), so a group's statements see what the groups
+  // before it wrote (a late tick's neighbours) and the decisions see every group's.
+  const groups = groupsOf(ticks, claims).map((group) => ({ group, counts: writeGroup(tx, group, group.ks.map((k) => ticks[k]!)) }))
+  const decisions = [...defendedWars(ticks, claims)].map(([warId, { since, last }]) => ({ last, n: decideDefenses(tx, warId, since) }))
+  const [counts, decided] = await Promise.all([Promise.all(groups.map((g) => g.counts)), Promise.all(decisions.map((d) => d.n))])
+  groups.forEach(({ group }, g) => group.ks.forEach((k, i) => (written[k] = counts[g]![i]!)))
+  decisions.forEach(({ last }, d) => (written[last] = { ...written[last]!, defenseOutcomes: decided[d]! }))
   const localized = await texting
   return ticks.map(({ rows }, k): WriteResult =>
     claims[k]!.claimed

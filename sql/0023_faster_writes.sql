@@ -1,5 +1,5 @@
--- The full-status write of planet status, faster (docs/architecture.md "Planet status:
--- what changed"), and one fix; 0021 as it was applied stays as it is:
+-- The full-status write, faster at the war's real length (docs/architecture.md "Planet
+-- status: what changed"), and one fix; 0021 as it was applied stays as it is:
 -- - planet_status_write takes each tick's rows by their offsets (p_start) and writes the
 --   ticks one after the other, one statement each against planet_status_latest, instead of
 --   one statement over every tick with window functions;
@@ -7,7 +7,9 @@
 --   again at every call;
 -- - a tick written late removes a row of the stored tick after it that now says the same
 --   as it (the row is no longer a change);
--- - the conversion of 0021 (if it has not finished) passes the offsets.
+-- - the conversion of 0021 (if it has not finished) passes the offsets;
+-- - the campaigns seen lately found by index: the event log's append after every write
+--   reads them (campaign_started, campaign_ended), and a war has thousands.
 DROP FUNCTION planet_status_write(integer, timestamptz, timestamptz[], integer[], integer[], smallint[], bigint[], double precision[], integer[]);
 
 CREATE OR REPLACE FUNCTION full_status_tick_count_add(p_war integer, p_at timestamptz[]) RETURNS void LANGUAGE plpgsql AS $$
@@ -238,3 +240,5 @@ BEGIN
   END IF;
 END
 $$;
+
+CREATE INDEX campaign_spans_last_seen ON campaign_spans (war_id, last_seen_at);

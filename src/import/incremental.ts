@@ -23,12 +23,19 @@ const QUOTE = 0x22
 const BACKSLASH = 0x5c
 
 interface Element {
-  /** A view of the version it was read from (kept until the next version replaces it). */
+  /**
+   * A view of the latest version, also for an element taken from before: the source reads
+   * the next versions into the buffers of the ones before (sources.ts FileBuffers), so a
+   * view of an older version would compare the new bytes with themselves.
+   */
   bytes: Buffer
   value: unknown
-  /** With an `aside` member: the bytes before its string value and from its closing quote on. */
-  around?: [Buffer, Buffer]
+  /** With an `aside` member: where its string value starts and ends in `bytes`. */
+  span?: Span
 }
+
+/** Offsets in an element's bytes: [from, to) of a string value, without its quotes. */
+type Span = [number, number]
 
 export interface IncrementalOptions {
   /**
@@ -42,7 +49,7 @@ export interface IncrementalOptions {
 export class IncrementalParser {
   private readonly decoder = new TextDecoder()
   private previous = new Map<string, Element[]>()
-  private readonly aside: Map<string, { member: string; marker: Uint8Array }>
+  private readonly aside: Map<string, Aside>
   /** Elements taken from the version before, elements parsed, files parsed whole. */
   readonly counts = { reused: 0, parsed: 0, whole: 0 }
 
@@ -110,28 +117,59 @@ export class IncrementalParser {
     return list.map((e) => e.value)
   }
 
-  private element(bytes: Buffer, old: Element | undefined, aside: { member: string; marker: Uint8Array } | undefined): Element {
-    if (old && old.bytes.equals(bytes)) {
-      this.counts.reused++
-      return old
+  private element(bytes: Buffer, old: Element | undefined, aside: Aside | undefined): Element {
+    if (!aside) {
+      if (old && old.bytes.equals(bytes)) {
+        this.counts.reused++
+        return { bytes, value: old.value }
+      }
+      this.counts.parsed++
+      return { bytes, value: JSON.parse(this.decoder.decode(bytes)) }
     }
-    const around = aside ? splitAround(bytes, aside.marker) : undefined
-    if (around && old?.around && around[0].equals(old.around[0]) && around[2].equals(old.around[1])) {
+    const span = spanOf(bytes, aside.marker, old)
+    if (span && old?.span && sameAround(bytes, span, old.bytes, old.span)) {
       this.counts.reused++
-      const value = { ...(old.value as Record<string, unknown>), [aside!.member]: this.decoder.decode(around[1]) }
-      return { bytes, value, around: [around[0], around[2]] }
+      const [from, to] = span
+      const same = to - from === old.span[1] - old.span[0] && bytes.compare(old.bytes, old.span[0], old.span[1], from, to) === 0
+      // Without a backslash the bytes are the string itself (no escape to undo).
+      return { bytes, span, value: same ? old.value : { ...(old.value as Record<string, unknown>), [aside.member]: bytes.toString('utf8', from, to) } }
     }
     this.counts.parsed++
-    return { bytes, value: JSON.parse(this.decoder.decode(bytes)), ...(around ? { around: [around[0], around[2]] as [Buffer, Buffer] } : {}) }
+    return { bytes, value: JSON.parse(this.decoder.decode(bytes)), ...(span ? { span } : {}) }
   }
 }
 
-/** An element's bytes before a member's string value, the value (without escapes), and from its closing quote on. */
-function splitAround(bytes: Buffer, marker: Uint8Array): [Buffer, Buffer, Buffer] | undefined {
-  const at = bytes.indexOf(marker)
-  if (at === -1) return undefined
-  const from = at + marker.length
+interface Aside {
+  member: string
+  /** The member's key as it starts a line of an element, up to its value's opening quote. */
+  marker: Uint8Array
+}
+
+/**
+ * Where the aside member's string value is in an element: where it was in the element
+ * before when the bytes up to it are the same (the usual case: one compare, no search),
+ * else where the marker is. Undefined when it is not there or its value has an escape.
+ */
+function spanOf(bytes: Buffer, marker: Uint8Array, old: Element | undefined): Span | undefined {
+  let from: number
+  if (old?.span && bytes.length > old.span[0] && bytes.compare(old.bytes, 0, old.span[0], 0, old.span[0]) === 0) from = old.span[0]
+  else {
+    const at = bytes.indexOf(marker)
+    if (at === -1) return undefined
+    from = at + marker.length
+  }
   const to = bytes.indexOf(QUOTE, from)
-  if (to === -1 || bytes.subarray(from, to).includes(BACKSLASH)) return undefined
-  return [bytes.subarray(0, from), bytes.subarray(from, to), bytes.subarray(to)]
+  if (to === -1) return undefined
+  const escape = bytes.indexOf(BACKSLASH, from)
+  return escape !== -1 && escape < to ? undefined : [from, to]
+}
+
+/** The bytes before the value and from its closing quote on are those of the element before. */
+function sameAround(bytes: Buffer, [from, to]: Span, oldBytes: Buffer, [oldFrom, oldTo]: Span): boolean {
+  return (
+    from === oldFrom &&
+    bytes.length - to === oldBytes.length - oldTo &&
+    bytes.compare(oldBytes, 0, from, 0, from) === 0 &&
+    bytes.compare(oldBytes, oldTo, oldBytes.length, to, bytes.length) === 0
+  )
 }

@@ -10,6 +10,18 @@ import { loadSample } from '../support/samples.ts'
 
 /** JSON as bytes, pretty-printed with `indent` spaces (0: minified). */
 const bytes = (v: unknown, indent = 2) => new TextEncoder().encode(JSON.stringify(v, null, indent))
+
+/** Versions copied into two buffers used in turn, as the git source reads a file's versions (FileBuffers). */
+function inTurn(): (b: Uint8Array) => Uint8Array {
+  const buffers = [new Uint8Array(0), new Uint8Array(0)]
+  let turn = 0
+  return (b) => {
+    turn ^= 1
+    if (buffers[turn]!.length < b.length) buffers[turn] = new Uint8Array(b.length * 2)
+    buffers[turn]!.set(b)
+    return buffers[turn]!.subarray(0, b.length)
+  }
+}
 const EXCERPT = loadSample('community/v1_war_planets_dispatch_EXCERPT_sebsebmc_2025.json') as Record<string, any>
 
 describe('a file parsed version after version', () => {
@@ -28,6 +40,17 @@ describe('a file parsed version after version', () => {
     expect(second.dispatches[0].message).toBe(first.dispatches[0].message)
     expect(second.dispatches[0].published).toBe('2024-03-14T18:09:57.1234567Z')
     expect(p.counts).toEqual({ reused: 5, parsed: 7, whole: 0 })
+  })
+
+  test('versions read into two buffers in turn: an element unchanged for a version, then changed in place, is read anew', () => {
+    const p = new IncrementalParser({ aside: { dispatches: 'published' } })
+    const read = inTurn()
+    const versions = [5, 5, 6, 7, 7, 8].map((health, i) => ({
+      planets: [{ index: 0, health }, { index: 1, health: 100 + i }],
+      dispatches: [{ id: 1, published: `2024-01-0${Math.floor(i / 2)}`, message: `m${Math.floor(i / 3)}` }],
+    }))
+    for (const v of versions) expect(p.parse(read(bytes(v)))).toEqual(v)
+    expect(p.counts.reused).toBeGreaterThan(0)
   })
 
   test('minified, another indentation, a cut-off file: parsed whole, or failing as JSON.parse does', () => {
@@ -67,11 +90,12 @@ describe('a file parsed version after version', () => {
     fc.assert(
       fc.property(fc.array(element, { maxLength: 6 }), fc.array(element, { maxLength: 6 }), fc.array(edit, { maxLength: 8 }), (dispatches, planets, edits) => {
         const p = new IncrementalParser({ aside: { dispatches: 'published' } })
+        const read = inTurn()
         const doc: Record<string, Record<string, unknown>[]> = { dispatches, planets }
         let reused = 0
         const check = () => {
           const b = bytes({ war: { now: 1 }, ...doc })
-          expect(p.parse(b)).toEqual(JSON.parse(new TextDecoder().decode(b)))
+          expect(p.parse(read(b))).toEqual(JSON.parse(new TextDecoder().decode(b)))
           expect(p.counts.reused).toBeGreaterThanOrEqual(reused)
           reused = p.counts.reused
         }

@@ -126,16 +126,18 @@ export class IncrementalParser {
       this.counts.parsed++
       return { bytes, value: JSON.parse(this.decoder.decode(bytes)) }
     }
-    const span = spanOf(bytes, aside.marker, old)
-    if (span && old?.span && sameAround(bytes, span, old.bytes, old.span)) {
+    const span = old?.span ? sameAround(bytes, old.bytes, old.span) : undefined
+    if (old?.span && span) {
       this.counts.reused++
-      const [from, to] = span
-      const same = to - from === old.span[1] - old.span[0] && bytes.compare(old.bytes, old.span[0], old.span[1], from, to) === 0
+      const [[from, to], [oldFrom, oldTo]] = [span, old.span]
+      const same = to - from === oldTo - oldFrom && bytes.compare(old.bytes, oldFrom, oldTo, from, to) === 0
       // Without a backslash the bytes are the string itself (no escape to undo).
       return { bytes, span, value: same ? old.value : { ...(old.value as Record<string, unknown>), [aside.member]: bytes.toString('utf8', from, to) } }
     }
     this.counts.parsed++
-    return { bytes, value: JSON.parse(this.decoder.decode(bytes)), ...(span ? { span } : {}) }
+    const at = bytes.indexOf(aside.marker)
+    const found = at === -1 ? undefined : valueFrom(bytes, at + aside.marker.length)
+    return { bytes, value: JSON.parse(this.decoder.decode(bytes)), ...(found ? { span: found } : {}) }
   }
 }
 
@@ -145,31 +147,22 @@ interface Aside {
   marker: Uint8Array
 }
 
-/**
- * Where the aside member's string value is in an element: where it was in the element
- * before when the bytes up to it are the same (the usual case: one compare, no search),
- * else where the marker is. Undefined when it is not there or its value has an escape.
- */
-function spanOf(bytes: Buffer, marker: Uint8Array, old: Element | undefined): Span | undefined {
-  let from: number
-  if (old?.span && bytes.length > old.span[0] && bytes.compare(old.bytes, 0, old.span[0], 0, old.span[0]) === 0) from = old.span[0]
-  else {
-    const at = bytes.indexOf(marker)
-    if (at === -1) return undefined
-    from = at + marker.length
-  }
+/** The string value starting at `from`: its span, unless it has an escape (or no end). */
+function valueFrom(bytes: Buffer, from: number): Span | undefined {
   const to = bytes.indexOf(QUOTE, from)
   if (to === -1) return undefined
   const escape = bytes.indexOf(BACKSLASH, from)
   return escape !== -1 && escape < to ? undefined : [from, to]
 }
 
-/** The bytes before the value and from its closing quote on are those of the element before. */
-function sameAround(bytes: Buffer, [from, to]: Span, oldBytes: Buffer, [oldFrom, oldTo]: Span): boolean {
-  return (
-    from === oldFrom &&
-    bytes.length - to === oldBytes.length - oldTo &&
-    bytes.compare(oldBytes, 0, from, 0, from) === 0 &&
-    bytes.compare(oldBytes, oldTo, oldBytes.length, to, bytes.length) === 0
-  )
+/**
+ * The aside value's span when the element is the one before but for it: the same bytes up
+ * to where the value was, and from its closing quote on (two compares in place, no search).
+ */
+function sameAround(bytes: Buffer, oldBytes: Buffer, [from, oldTo]: Span): Span | undefined {
+  if (bytes.length <= from || bytes.compare(oldBytes, 0, from, 0, from) !== 0) return undefined
+  const span = valueFrom(bytes, from)
+  if (!span) return undefined
+  const to = span[1]
+  return bytes.length - to === oldBytes.length - oldTo && bytes.compare(oldBytes, oldTo, oldBytes.length, to, bytes.length) === 0 ? span : undefined
 }

@@ -237,12 +237,16 @@ export async function importCaptures(opts: ImportOptions): Promise<ImportSummary
 
 type BatchItem = Prepared | { ref: string; skipped: SkipReason; detail: string }
 
+/** Lets the event loop run between captures: the answers of the batch being written are read as they come, not after a chunk of captures. */
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
+
 async function* readBatches(source: CaptureSource, size: number, language: string, defaultWarId: number, spent: { total: number }): AsyncGenerator<BatchItem[]> {
   let batch: BatchItem[] = []
   for await (const item of source.items()) {
     const t0 = performance.now()
     batch.push(prepare(item, language, defaultWarId))
     spent.total += performance.now() - t0
+    await yieldToLoop()
     if (batch.length >= size) {
       yield batch
       batch = []

@@ -12,7 +12,7 @@
  */
 import type { Fragment, Queryable, Sql, Tx } from '../db/connect.ts'
 import { localizedColumn, type Lang } from './texts.ts'
-import { EVENT_TYPES, timelineRows } from './timeline.ts'
+import { EVENT_TYPES, RECENT_UNTIL, timelineRows } from './timeline.ts'
 
 /** Every type the stream and the webhooks carry. */
 export const PUSH_EVENT_TYPES = [...EVENT_TYPES, 'tick', 'player-count'] as const
@@ -56,7 +56,7 @@ export async function record(tx: Tx, w: WriteFacts): Promise<number> {
       SELECT e.type, e."warID", k.key, e.at, to_jsonb(e) - 'at'
       FROM (${timelineRows(tx, w.warId, w.at, since)}) e
       CROSS JOIN LATERAL (SELECT ${eventKey(tx)} AS key) k
-      WHERE e.at > ${since}
+      WHERE e.at > ${since} AND e.at < ${RECENT_UNTIL}::timestamptz
         AND NOT EXISTS (SELECT 1 FROM event_log l WHERE l.type = e.type AND l.war_id = e."warID" AND l.key = k.key)
       ORDER BY e.at, e.type, coalesce(e."planetIndex", e."orderId32", e."dispatchId"), e."eventId", e."campaignId"`,
     tick && tx`

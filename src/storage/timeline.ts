@@ -87,6 +87,14 @@ export const localizedTimelineColumns = (sql: Sql, lang: Lang) => sql`
   e."eventId", e."campaignId", e.race, e.correction`
 
 /**
+ * The upper bound of "recent" in the event log's appends: no time reaches it, but a range
+ * with two bounds is what a plan made once for every value (the appends' plans are kept,
+ * storage/events.ts) estimates as a small share of the rows, so it looks the recent rows up
+ * by index; with the lower bound alone it assumes a third of them and scans them all.
+ */
+export const RECENT_UNTIL = new Date('9999-01-01T00:00:00Z')
+
+/**
  * Every timeline event of a war as rows of TimelineEvent (unordered); order states as of
  * `asOf`. With `recentFrom` (the event log's appends, storage/events.ts), defenses and
  * campaigns last seen more than two days before it, and corrections made before it, are
@@ -96,7 +104,7 @@ export const localizedTimelineColumns = (sql: Sql, lang: Lang) => sql`
 export function timelineRows(sql: Queryable, warId: number, asOf: Date, recentFrom?: Date) {
   const f = { warId, asOf }
   const recentSpan = (alias: string) =>
-    recentFrom ? sql`AND ${sql(alias)}.last_seen_at > ${recentFrom}::timestamptz - interval '2 days'` : sql``
+    recentFrom ? sql`AND ${sql(alias)}.last_seen_at > ${recentFrom}::timestamptz - interval '2 days' AND ${sql(alias)}.last_seen_at < ${RECENT_UNTIL}::timestamptz` : sql``
   const none = sql`NULL::int AS "planetIndex", NULL::text AS "planetName", NULL::int AS "fromOwner", NULL::int AS "toOwner"`
   const noOrder = sql`NULL::bigint AS "orderId32", NULL::text AS title`
   const noDispatch = sql`NULL::bigint AS "dispatchId", NULL::text AS message`
@@ -136,7 +144,7 @@ export function timelineRows(sql: Queryable, warId: number, asOf: Date, recentFr
                               'now', jsonb_build_object('type', o.outcome, 'at', ${isoOf(sql, sql`o.ended_at`)}))
     FROM defense_outcomes o
     JOIN planet_event_spans e ON e.war_id = o.war_id AND e.event_id = o.event_id
-    WHERE o.war_id = ${f.warId} AND o.seq > 0 ${recentFrom ? sql`AND o.decided_at > ${recentFrom}` : sql``}
+    WHERE o.war_id = ${f.warId} AND o.seq > 0 ${recentFrom ? sql`AND o.decided_at > ${recentFrom} AND o.decided_at < ${RECENT_UNTIL}::timestamptz` : sql``}
     UNION ALL
     SELECT c.first_seen_at, 'campaign_started', c.war_id, c.planet_index, NULL, ${noOwners}, ${noOrder}, ${noDispatch}, d.event_id, c.campaign_id, NULL, ${noCorrection}
     FROM campaign_spans c ${campaignEvent}

@@ -204,7 +204,8 @@ describe('the flood script under wrk', () => {
   const servers: { stop(force: boolean): void }[] = []
   afterAll(() => servers.forEach((s) => s.stop(true)))
 
-  test.skipIf(Bun.which('wrk') === null)('counts statuses and each broken 429 under its check', async () => {
+  const noWrk = Bun.which('wrk') === null
+  test.skipIf(noWrk)(`counts statuses and each broken 429 under its check${noWrk ? ' (skipped: no wrk on PATH; npm run bench installs it)' : ''}`, async () => {
     const good = { 'retry-after': '2', 'ratelimit-policy': POLICY, ratelimit: '"default";r=0;t=62', 'content-type': 'application/json' }
     const body = '{"error":"too many requests: spent"}'
     const answers: (() => Response)[] = [

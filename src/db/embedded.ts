@@ -1,9 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 import { acquirePidLock, pidLockHolder } from '../pid-lock.ts'
 import { readTemplate, unpackTemplate } from './embedded-template.ts'
+import type { WorkerReply, WorkerRequest } from './embedded-worker.ts'
 
 /**
  * The file in the data folder that says which process has the embedded database open
@@ -45,19 +44,21 @@ export interface EmbeddedDatabase {
 
 /**
  * The zero-setup default: PostgreSQL in-process (PGlite), data in `dataDir`, served on a
- * loopback socket so every query still goes through postgres.js like in production.
- * PGlite is one session: the socket server multiplexes clients onto it, so callers must
- * use a single connection or their transactions would interleave.
+ * loopback socket so every query still goes through postgres.js like in production. PGlite
+ * and its socket run in a worker thread (embedded-worker.ts says why). PGlite is one
+ * session: a connection holds it until it is idle again (embedded-socket.ts), so
+ * transactions never interleave, but settings and prepared statements are shared: callers
+ * use a single connection.
  */
 export async function startEmbeddedDatabase(dataDir: string | null, opts: { from?: Blob } = {}): Promise<EmbeddedDatabase> {
   if (dataDir) mkdirSync(dataDir, { recursive: true })
   // One process per data folder: a lock left by a killed one is taken over.
   const unlock = dataDir ? acquirePidLock(join(dataDir, EMBEDDED_LOCK_FILE), (pid) => new EmbeddedDatabaseInUseError(dataDir, pid)) : () => {}
-  let db: PGlite
-  let origin: EmbeddedOrigin
+  let thread: DatabaseThread | null = null
   try {
     // A new database starts from the image given (`from`), else from the template, else initdb.
-    let from = opts.from
+    let from = opts.from ?? null
+    let origin: EmbeddedOrigin
     if (from) origin = 'image'
     else if (dataDir) origin = existsSync(join(dataDir, 'PG_VERSION')) ? 'existing' : unpackTemplate(dataDir) ? 'template' : 'initdb'
     else {
@@ -65,26 +66,67 @@ export async function startEmbeddedDatabase(dataDir: string | null, opts: { from
       if (tar) from = new Blob([tar])
       origin = tar ? 'template' : 'initdb'
     }
-    db = await PGlite.create(dataDir ?? undefined, { postgresqlconf: EMBEDDED_SETTINGS, ...(from ? { loadDataDir: from } : {}) })
+    thread = new DatabaseThread()
+    const { address } = await thread.ask({ kind: 'start', dataDir, from, settings: EMBEDDED_SETTINGS })
+    let closed = false
+    const db = thread
+    return {
+      url: `postgres://postgres@${address}/postgres`,
+      origin,
+      image: async () => (await db.ask({ kind: 'image' })).image!,
+      async close() {
+        if (closed) return
+        closed = true
+        try {
+          await db.ask({ kind: 'close' })
+        } finally {
+          db.end()
+          unlock()
+        }
+      },
+    }
   } catch (err) {
+    thread?.end()
     unlock()
     throw err
   }
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 4 })
-  await server.start()
-  const conn = server.getServerConn() // "127.0.0.1:PORT"
-  let closed = false
-  return {
-    url: `postgres://postgres@${conn}/postgres`,
-    origin,
-    image: () => db.dumpDataDir('none'),
-    async close() {
-      if (closed) return
-      closed = true
-      await server.stop()
-      await db.close()
-      unlock()
-    },
+}
+
+type Request = DistributiveOmit<WorkerRequest, 'id'>
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
+/** The worker that runs PGlite, asked one question at a time in order. */
+class DatabaseThread {
+  private readonly worker = new Worker(new URL('./embedded-worker.ts', import.meta.url).href)
+  private readonly waiting = new Map<number, { resolve: (r: WorkerReply & { ok: true }) => void; reject: (e: Error) => void }>()
+  private next = 1
+
+  constructor() {
+    this.worker.onmessage = ({ data }: MessageEvent<WorkerReply>) => {
+      const w = this.waiting.get(data.id)
+      this.waiting.delete(data.id)
+      if (data.ok) w?.resolve(data)
+      else w?.reject(new Error(data.error))
+    }
+    this.worker.onerror = (e) => this.fail(new Error(`embedded database thread: ${e.message}`))
+  }
+
+  ask(req: Request): Promise<WorkerReply & { ok: true }> {
+    const id = this.next++
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject })
+      this.worker.postMessage({ ...req, id })
+    })
+  }
+
+  end(): void {
+    this.worker.terminate()
+    this.fail(new Error('embedded database thread ended'))
+  }
+
+  private fail(err: Error): void {
+    for (const w of this.waiting.values()) w.reject(err)
+    this.waiting.clear()
   }
 }
 

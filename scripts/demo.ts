@@ -50,6 +50,8 @@ const port = env.PORT || '3000'
 const dataDir = env.DATA_DIR || OWN_DATA_DIR
 const ownDatabase = !env.DATA_DIR && !env.DATABASE_URL
 
+// The first line at once: opening the database and writing the history take seconds.
+say(days > 0 ? `starting: ${days} days of simulated history to write, then the simulator and the service` : 'starting the simulator and the service')
 let stopping = false
 // The service runs from the project's root: a relative DATA_DIR is the same folder for both.
 const folder = isAbsolute(dataDir) ? dataDir : resolve(ROOT, dataDir)
@@ -121,12 +123,14 @@ async function writeHistory(): Promise<World> {
     return fail(err instanceof ConfigError ? err.message : errorText(err))
   }
   const end = new Date()
+  const opening = performance.now()
   let db
   try {
     db = await openDatabase({ ...config, dataDir: folder, databaseReadUrl: undefined }, createLogger('warn', (line) => process.stderr.write(`${line}\n`)))
   } catch (err) {
     return fail(err instanceof EmbeddedDatabaseInUseError ? `${err.message}` : `cannot open the database: ${errorText(err)}`, err instanceof EmbeddedDatabaseInUseError ? 3 : 1)
   }
+  say(`database ready in ${seconds(performance.now() - opening)} (${config.databaseUrl ? 'DATABASE_URL' : `embedded, ${dataDir}`})`)
   let problem: { line: string; code: number } | null = null
   let written: World | null = null
   try {
@@ -140,11 +144,12 @@ async function writeHistory(): Promise<World> {
       }
     } else {
       say(`writing ${days} days of simulated history into ${config.databaseUrl ? 'DATABASE_URL' : dataDir} (the war fast-forwarded to now)`)
-      let shown = performance.now()
+      // The first batch written, then every 2 s.
+      let shown = -Infinity
       const { world: w, summary: s } = await seedDemoHistory({
         db, end, days, seed, speed, languages: config.feedLanguages,
         onProgress: (p) => {
-          if (performance.now() - shown < 3000) return
+          if (performance.now() - shown < 2000) return
           shown = performance.now()
           say(`  ${p.captures}/${p.total} full-status captures (${seconds(p.elapsedMs)})`)
         },

@@ -23,7 +23,7 @@ try {
   for (const other of readdirSync(TEMPLATE_DIR)) if (/^pglite-.*\.tar\.br$/.test(other) && other !== basename(file)) rmSync(join(TEMPLATE_DIR, other))
   // The template must open as a database.
   const check = join(work, 'check')
-  unpackTemplate(check, file)
+  await unpackTemplate(check, file)
   const again = await PGlite.create(check)
   const [row] = (await again.query<{ v: string }>('SELECT version() AS v')).rows
   await again.close()

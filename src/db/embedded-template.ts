@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { closeSync, createReadStream, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib'
+import { brotliCompressSync, brotliDecompressSync, constants, createBrotliDecompress } from 'node:zlib'
 
 /**
  * A new embedded database starts from a template: the data folder PGlite's own initdb makes,
@@ -32,28 +32,98 @@ export function readTemplate(file = templateFile()): Uint8Array | null {
 }
 
 /**
- * Writes the template into `dataDir` (a new data folder: no PG_VERSION yet). PG_VERSION,
- * which tells PGlite a folder holds a database, is written last: a folder left half written
- * by a crash is written again at the next start. Returns false when there is no template.
+ * Writes the template into `dataDir` (a new data folder: no PG_VERSION yet), decompressed
+ * and written as it is read: the whole tar at once was a peak of about 100 MB, and garbage
+ * the process kept until a collection. PG_VERSION, which tells PGlite a folder holds a
+ * database, is written last: a folder left half written by a crash is written again at the
+ * next start. Resolves false when there is no template.
  */
-export function unpackTemplate(dataDir: string, file = templateFile()): boolean {
-  const tar = readTemplate(file)
-  if (!tar) return false
-  const root = resolve(dataDir)
-  let last: TarEntry | null = null
-  for (const entry of tarEntries(tar)) {
-    const path = resolve(root, entry.name)
-    if (path !== root && !path.startsWith(root + sep)) throw new Error(`template entry outside the data folder: ${entry.name}`)
-    if (entry.type === 'dir') mkdirSync(path, { recursive: true, mode: entry.mode })
-    else if (entry.name === 'PG_VERSION') last = entry
-    else {
-      mkdirSync(dirname(path), { recursive: true })
-      writeFileSync(path, entry.data, { mode: entry.mode })
+export async function unpackTemplate(dataDir: string, file = templateFile()): Promise<boolean> {
+  if (!existsSync(file)) return false
+  const out = new Unpacker(resolve(dataDir))
+  try {
+    for await (const chunk of createReadStream(file).pipe(createBrotliDecompress())) out.push(chunk as Uint8Array)
+  } finally {
+    out.closeFile()
+  }
+  out.finish(file)
+  return true
+}
+
+/** A ustar stream into a folder, chunk by chunk. */
+class Unpacker {
+  private readonly header = new Uint8Array(BLOCK)
+  private filled = 0
+  private fd: number | null = null
+  /** Bytes of the current entry's data still to come, then of its padding. */
+  private left = 0
+  private padding = 0
+  private ended = false
+  private version: { header: Header; parts: Uint8Array[] } | null = null
+  /** The current entry's data goes to `version` (PG_VERSION, written last). */
+  private collecting = false
+
+  constructor(private readonly root: string) {
+    mkdirSync(root, { recursive: true })
+  }
+
+  push(chunk: Uint8Array): void {
+    for (let at = 0; at < chunk.byteLength && !this.ended; ) {
+      if (this.left > 0) {
+        const part = chunk.subarray(at, at + Math.min(this.left, chunk.byteLength - at))
+        if (this.fd !== null) writeSync(this.fd, part)
+        else if (this.collecting) this.version!.parts.push(part.slice())
+        at += part.byteLength
+        this.left -= part.byteLength
+        if (this.left === 0) this.closeFile()
+      } else if (this.padding > 0) {
+        const n = Math.min(this.padding, chunk.byteLength - at)
+        at += n
+        this.padding -= n
+      } else {
+        const n = Math.min(BLOCK - this.filled, chunk.byteLength - at)
+        this.header.set(chunk.subarray(at, at + n), this.filled)
+        this.filled += n
+        at += n
+        if (this.filled === BLOCK) {
+          this.filled = 0
+          this.entry(parseHeader(this.header))
+        }
+      }
     }
   }
-  if (!last) throw new Error(`template ${file} holds no PG_VERSION`)
-  writeFileSync(join(root, last.name), last.data, { mode: last.mode })
-  return true
+
+  private entry(h: Header | 'end'): void {
+    if (h === 'end') {
+      this.ended = true
+      return
+    }
+    this.padding = Math.ceil(h.size / BLOCK) * BLOCK - h.size
+    this.left = h.size
+    if (h.type === 'other') return // its data is skipped (no file open)
+    const path = resolve(this.root, h.name)
+    if (path !== this.root && !path.startsWith(this.root + sep)) throw new Error(`template entry outside the data folder: ${h.name}`)
+    this.collecting = false
+    if (h.type === 'dir') mkdirSync(path, { recursive: true, mode: h.mode })
+    else if (h.name === 'PG_VERSION') {
+      this.version = { header: h, parts: [] }
+      this.collecting = true
+    } else {
+      mkdirSync(dirname(path), { recursive: true })
+      this.fd = openSync(path, 'w', h.mode)
+      if (h.size === 0) this.closeFile()
+    }
+  }
+
+  closeFile(): void {
+    if (this.fd !== null) closeSync(this.fd)
+    this.fd = null
+  }
+
+  finish(file: string): void {
+    if (!this.version) throw new Error(`template ${file} holds no PG_VERSION`)
+    writeFileSync(join(this.root, 'PG_VERSION'), Buffer.concat(this.version.parts), { mode: this.version.header.mode })
+  }
 }
 
 /** A closed data folder as a template (scripts/embedded-template.ts). */
@@ -64,35 +134,40 @@ export function makeTemplate(dataDir: string): Uint8Array {
   })
 }
 
-interface TarEntry {
-  name: string
-  type: 'file' | 'dir'
-  mode: number
-  data: Uint8Array
-}
-
 const BLOCK = 512
 const decoder = new TextDecoder()
 const encoder = new TextEncoder()
 
-/** The entries of a ustar archive (files and folders; names relative, without a leading slash). */
-export function* tarEntries(tar: Uint8Array): Generator<TarEntry> {
+interface Header {
+  name: string
+  /** 'other': an entry of another kind (a link), whose data is skipped. */
+  type: 'file' | 'dir' | 'other'
+  mode: number
+  size: number
+}
+
+/** A ustar header, or 'end' for the zero block that ends the archive. */
+function parseHeader(header: Uint8Array): Header | 'end' {
+  if (header.every((b) => b === 0)) return 'end'
+  const field = (from: number, length: number) => {
+    const text = decoder.decode(header.subarray(from, from + length))
+    const end = text.indexOf('\0')
+    return end === -1 ? text : text.slice(0, end)
+  }
+  const prefix = field(345, 155)
+  const name = `${prefix ? `${prefix}/` : ''}${field(0, 100)}`.replace(/^\/+/, '').replace(/\/+$/, '')
+  const flag = field(156, 1)
+  const type = !name ? 'other' : flag === '5' ? 'dir' : flag === '0' || flag === '' ? 'file' : 'other'
+  return { name, type, mode: parseInt(field(100, 8).trim() || '0', 8) & 0o777, size: parseInt(field(124, 12).trim() || '0', 8) }
+}
+
+/** The files and folders of a ustar archive (names relative, without a leading slash). */
+export function* tarEntries(tar: Uint8Array): Generator<Header & { data: Uint8Array }> {
   for (let at = 0; at + BLOCK <= tar.byteLength; ) {
-    const header = tar.subarray(at, at + BLOCK)
-    if (header.every((b) => b === 0)) return
-    const field = (from: number, length: number) => {
-      const text = decoder.decode(header.subarray(from, from + length))
-      const end = text.indexOf('\0')
-      return end === -1 ? text : text.slice(0, end)
-    }
-    const size = parseInt(field(124, 12).trim() || '0', 8)
-    const prefix = field(345, 155)
-    const name = `${prefix ? `${prefix}/` : ''}${field(0, 100)}`.replace(/^\/+/, '').replace(/\/+$/, '')
-    const flag = field(156, 1)
-    const data = tar.subarray(at + BLOCK, at + BLOCK + size)
-    at += BLOCK + Math.ceil(size / BLOCK) * BLOCK
-    if (!name || (flag !== '5' && flag !== '0' && flag !== '')) continue
-    yield { name, type: flag === '5' ? 'dir' : 'file', mode: parseInt(field(100, 8).trim() || '0', 8) & 0o777, data }
+    const h = parseHeader(tar.subarray(at, at + BLOCK))
+    if (h === 'end') return
+    if (h.type !== 'other') yield { ...h, data: tar.subarray(at + BLOCK, at + BLOCK + h.size) }
+    at += BLOCK + Math.ceil(h.size / BLOCK) * BLOCK
   }
 }
 

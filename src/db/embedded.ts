@@ -60,7 +60,7 @@ export async function startEmbeddedDatabase(dataDir: string | null, opts: { from
     let from = opts.from ?? null
     let origin: EmbeddedOrigin
     if (from) origin = 'image'
-    else if (dataDir) origin = existsSync(join(dataDir, 'PG_VERSION')) ? 'existing' : unpackTemplate(dataDir) ? 'template' : 'initdb'
+    else if (dataDir) origin = existsSync(join(dataDir, 'PG_VERSION')) ? 'existing' : (await unpackTemplate(dataDir)) ? 'template' : 'initdb'
     else {
       const tar = readTemplate()
       if (tar) from = new Blob([tar])

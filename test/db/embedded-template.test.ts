@@ -58,7 +58,7 @@ describe('the embedded template', () => {
 
   test('a folder left without PG_VERSION (a crash while unpacking) is unpacked again', async () => {
     const dir = join(work, 'half')
-    expect(unpackTemplate(dir)).toBe(true)
+    expect(await unpackTemplate(dir)).toBe(true)
     unlinkSync(join(dir, 'PG_VERSION'))
     writeFileSync(join(dir, 'global', 'pg_control'), 'torn')
     const db = await startEmbeddedDatabase(dir)
@@ -70,7 +70,7 @@ describe('the embedded template', () => {
     }
   })
 
-  test('packs a folder and unpacks it as it was: files, modes, empty folders', () => {
+  test('packs a folder and unpacks it as it was: files, modes, empty folders', async () => {
     const src = join(work, 'src')
     mkdirSync(join(src, 'base', '1'), { recursive: true })
     mkdirSync(join(src, 'pg_tblspc'))
@@ -83,7 +83,7 @@ describe('the embedded template', () => {
     const names = [...tarEntries(readTemplate(file)!)].map((e) => `${e.type} ${e.name}`)
     expect(names).toEqual(['dir base', 'dir base/1', 'file base/1/1255', 'file base/1/empty', 'dir pg_tblspc', 'file PG_VERSION'])
     const out = join(work, 'out')
-    expect(unpackTemplate(out, file)).toBe(true)
+    expect(await unpackTemplate(out, file)).toBe(true)
     expect(new Uint8Array(readFileSync(join(out, 'base', '1', '1255')))).toEqual(big)
     expect(readFileSync(join(out, 'base', '1', 'empty')).byteLength).toBe(0)
     expect(readFileSync(join(out, 'PG_VERSION'), 'utf8')).toBe('18\n')
@@ -91,8 +91,8 @@ describe('the embedded template', () => {
     expect(statSync(join(out, 'pg_tblspc')).isDirectory()).toBe(true)
   })
 
-  test('no template: false, nothing written', () => {
-    expect(unpackTemplate(join(work, 'none'), join(work, 'missing.tar.br'))).toBe(false)
+  test('no template: false, nothing written', async () => {
+    expect(await unpackTemplate(join(work, 'none'), join(work, 'missing.tar.br'))).toBe(false)
     expect(existsSync(join(work, 'none'))).toBe(false)
   })
 })

@@ -23,12 +23,14 @@ export class EmbeddedDatabaseInUseError extends Error {
 }
 
 /**
- * PostgreSQL's memory settings inside PGlite. Its shared buffers live in the process's own
- * WebAssembly memory, which never shrinks: the stock 128 MB (and 64 MB for maintenance)
- * make most of an idle service's footprint. A single-session database for a small
- * deployment or the demo reads its hot pages from the OS cache anyway.
+ * PostgreSQL's memory settings inside PGlite. Its shared memory lives in the process's own
+ * WebAssembly memory, is touched whole at start and never shrinks: the stock 128 MB of
+ * buffers (and 64 MB for maintenance) made most of an idle service's footprint. A
+ * single-session database reads its hot pages from the OS cache anyway (reads and imports
+ * ran as fast with half these buffers), and its shared memory is sized for
+ * `max_connections` sessions, of which PGlite has one.
  */
-const EMBEDDED_SETTINGS = ['shared_buffers = 16MB', 'wal_buffers = 1MB', 'maintenance_work_mem = 16MB', 'work_mem = 4MB']
+const EMBEDDED_SETTINGS = ['shared_buffers = 8MB', 'wal_buffers = 1MB', 'maintenance_work_mem = 16MB', 'work_mem = 4MB', 'max_connections = 4']
 
 /** How the database's data folder came to be: opened as it was, or new from the template, an image, or PGlite's initdb. */
 export type EmbeddedOrigin = 'existing' | 'template' | 'image' | 'initdb'

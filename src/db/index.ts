@@ -3,6 +3,7 @@ import type { Logger } from '../log.ts'
 import { connect, probeConnection, type Sql } from './connect.ts'
 import { detectEdition, type DatabaseInfo } from './edition.ts'
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.ts'
+import { maintainEmbedded } from './embedded-maintenance.ts'
 import { DatabaseGate, GATE_DEFAULTS, type GateOptions } from './gate.ts'
 import { migrate } from './migrate.ts'
 import { ReadReplicas } from './replicas.ts'
@@ -54,9 +55,11 @@ export async function openDatabase(
         gate: opts.gate,
       }, log)
     : null
+  // What autovacuum does on a server (the embedded database has no background workers).
+  const maintenance = embedded ? maintainEmbedded(url, log) : null
   const closeAll = async (timeoutS: number) => {
     gate.stop()
-    await Promise.all([sql.end({ timeout: timeoutS }), probe?.end(1), replicas?.close()])
+    await Promise.all([sql.end({ timeout: timeoutS }), probe?.end(1), replicas?.close(), maintenance?.stop()])
     await embedded?.close()
   }
   try {

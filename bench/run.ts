@@ -21,6 +21,7 @@
  *     --db timescaledb|embedded  own TimescaleDB instance (default; scripts/testdb.sh, TESTDB_NAME=bench-<pid>)
  *                                or an in-memory PGlite
  *     --db-url URL             any PostgreSQL/TimescaleDB server: a scratch database is created there and dropped
+ *     --keep-database          with --db-url: the scratch database is kept (its URL on stderr), to work on the generated history
  *     --reps N                 timed requests per latency case (default 30)
  *     --duration S             seconds per load run of the throughput targets' routes: diver history,
  *                              planet history, /player-count, /war, /planets (default 15)
@@ -87,6 +88,7 @@ const { values: argv } = parseArgs({
     out: { type: 'string' },
     'no-write': { type: 'boolean' },
     'only-generate': { type: 'boolean' },
+    'keep-database': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
   strict: true,
@@ -98,7 +100,7 @@ const opt = (name: keyof typeof argv): string | undefined => {
   const env = process.env[`BENCH_${name.toUpperCase().replace(/-/g, '_')}`]
   return env === undefined || env === '' ? undefined : env
 }
-const flag = (name: 'quick' | 'no-write' | 'only-generate') => argv[name] === true || ['1', 'true'].includes(process.env[`BENCH_${name.toUpperCase().replace(/-/g, '_')}`] ?? '')
+const flag = (name: 'quick' | 'no-write' | 'only-generate' | 'keep-database') => argv[name] === true || ['1', 'true'].includes(process.env[`BENCH_${name.toUpperCase().replace(/-/g, '_')}`] ?? '')
 const num = (name: keyof typeof argv, dflt: number, min = 0) => {
   const raw = opt(name)
   if (raw === undefined) return dflt
@@ -216,7 +218,7 @@ async function main() {
   const m = machine()
   progress(`bench: ${dbKind} database, ${preset} scale ${JSON.stringify(scale)}; ${m.cpu}, ${m.cores} cores, load ${m.loadavg[0]!.toFixed(2)}`)
   if (!flag('only-generate')) await ensureWrk({ progress })
-  bench = await openBenchDatabase(dbKind, dbUrl)
+  bench = await openBenchDatabase(dbKind, dbUrl, flag('keep-database'))
   const { sql } = bench.db
   const info = bench.db.info
   progress(`database ready: edition ${info.edition}, TimescaleDB ${info.timescaledbVersion ?? '–'}, PostgreSQL ${info.serverVersion}`)

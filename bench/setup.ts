@@ -72,7 +72,8 @@ export async function scratchDatabase(serverUrl: string): Promise<{ url: string;
 
 const dbConfig = (url: string | undefined, pool: number) => ({ databaseUrl: url, dataDir: '', dbPoolMax: pool, dbStatementTimeoutMs: 600_000 })
 
-export async function openBenchDatabase(kind: DbKind, givenUrl?: string): Promise<BenchDatabase> {
+/** `keep`: with a given server, the scratch database is left there (its URL logged) for work on the generated history. */
+export async function openBenchDatabase(kind: DbKind, givenUrl?: string, keep = false): Promise<BenchDatabase> {
   if (kind === 'embedded') {
     const embedded = await startEmbeddedDatabase(null) // in memory
     try {
@@ -109,7 +110,8 @@ export async function openBenchDatabase(kind: DbKind, givenUrl?: string): Promis
       serverUrl,
       async close() {
         await db.close().catch((e) => log(`close failed: ${e}`))
-        await scratch!.drop().catch((e) => log(`drop failed: ${e}`))
+        if (keep && givenUrl) log(`database kept: ${scratch!.url}`)
+        else await scratch!.drop().catch((e) => log(`drop failed: ${e}`))
         await stopServer()
       },
     }

@@ -250,7 +250,7 @@ async function writeTicks(tx: Tx, ticks: readonly TickRows[]): Promise<WriteResu
   // sent as it is called (one statement), so a group's statements see what the groups
   // before it wrote (a late tick's neighbours) and the decisions see every group's.
   const groups = groupsOf(ticks, claims).map((group) => ({ group, counts: writeGroup(tx, group, group.ks.map((k) => ticks[k]!)) }))
-  const decisions = [...defendedWars(ticks, claims)].map(([warId, { since, last }]) => ({ last, n: decideDefenses(tx, warId, since) }))
+  const decisions = [...defendedWars(ticks, claims)].map(([warId, { since, last, inOrder }]) => ({ last, n: decideDefenses(tx, warId, since, inOrder) }))
   const [counts, decided] = await Promise.all([Promise.all(groups.map((g) => g.counts)), Promise.all(decisions.map((d) => d.n))])
   groups.forEach(({ group }, g) => group.ks.forEach((k, i) => (written[k] = counts[g]![i]!)))
   decisions.forEach(({ last }, d) => (written[last] = { ...written[last]!, defenseOutcomes: decided[d]! }))
@@ -264,17 +264,19 @@ async function writeTicks(tx: Tx, ticks: readonly TickRows[]): Promise<WriteResu
 
 /**
  * The wars whose claimed ticks stored planets, each with the stored tick before the
- * earliest of them (null: none; what the defenses' decision looks back to) and the
- * position of its last one.
+ * earliest of them (null: none; what the defenses' decision looks back to), the
+ * position of its last one, and whether they came in time order: each later, in capture
+ * time and in war time, than every tick stored before it and than the ones before it here.
  */
-function defendedWars(ticks: readonly TickRows[], claims: readonly Claim[]): Map<number, { since: Date | null; last: number }> {
-  const wars = new Map<number, { since: Date | null; last: number }>()
-  ticks.forEach(({ warId, rows }, k) => {
+function defendedWars(ticks: readonly TickRows[], claims: readonly Claim[]): Map<number, { since: Date | null; last: number; inOrder: boolean }> {
+  const wars = new Map<number, { since: Date | null; last: number; inOrder: boolean; at: number; warTime: number }>()
+  ticks.forEach(({ at, warId, rows }, k) => {
     const claim = claims[k]!
     if (!claim.claimed || !rows.planets.length) return
     const known = wars.get(warId)
     const since = !known ? claim.before : known.since === null || claim.before === null ? null : claim.before < known.since ? claim.before : known.since
-    wars.set(warId, { since, last: k })
+    const inOrder = claim.next === null && claim.rising && (!known || (known.inOrder && at.getTime() > known.at && rows.warTime > known.warTime))
+    wars.set(warId, { since, last: k, inOrder, at: Math.max(known?.at ?? -Infinity, at.getTime()), warTime: Math.max(known?.warTime ?? -Infinity, rows.warTime) })
   })
   return wars
 }

@@ -27,6 +27,8 @@ export interface Claim {
   claimed: boolean
   before: Date | null
   next: Date | null
+  /** Claimed, and its war time later than every stored tick's (as stored before this write). */
+  rising: boolean
 }
 
 /**
@@ -42,7 +44,7 @@ export async function claimTicks(tx: Tx, ticks: readonly TickToClaim[]): Promise
     k, war_id: t.warId, war_time: t.warTime, captured_at: t.at, planets: t.planets,
     summary_fetched_at: t.parts?.summary ?? null, assignments_fetched_at: t.parts?.assignments ?? null, newsfeed_fetched_at: t.parts?.newsfeed ?? null,
   })))
-  const rows = await tx<{ k: number; claimed: boolean; before: Date | null; next: Date | null }[]>`
+  const rows = await tx<{ k: number; claimed: boolean; before: Date | null; next: Date | null; rising: boolean }[]>`
     WITH t AS (
       SELECT * FROM jsonb_to_recordset(${json}::text::jsonb) AS t(
         k integer, war_id integer, war_time bigint, captured_at timestamptz, planets integer,
@@ -66,13 +68,14 @@ export async function claimTicks(tx: Tx, ticks: readonly TickToClaim[]): Promise
       CASE WHEN x.claimed THEN (SELECT max(captured_at) FROM full_status_ticks
         WHERE war_id = x.war_id AND captured_at < x.captured_at AND planets_written > 0) END AS before,
       CASE WHEN x.claimed THEN (SELECT min(captured_at) FROM full_status_ticks
-        WHERE war_id = x.war_id AND captured_at > x.captured_at AND planets_written > 0) END AS next
+        WHERE war_id = x.war_id AND captured_at > x.captured_at AND planets_written > 0) END AS next,
+      x.claimed AND NOT EXISTS (SELECT 1 FROM full_status_ticks WHERE war_id = x.war_id AND upstream_war_time > x.war_time) AS rising
     FROM (
       SELECT firsts.*, coalesce(c.inserted, false) AS claimed
       FROM firsts LEFT JOIN claimed c ON c.war_id = firsts.war_id AND c.upstream_war_time = firsts.war_time
     ) x`
-  const out: Claim[] = ticks.map(() => ({ claimed: false, before: null, next: null }))
-  for (const r of rows) out[r.k] = { claimed: r.claimed, before: r.before, next: r.next }
+  const out: Claim[] = ticks.map(() => ({ claimed: false, before: null, next: null, rising: false }))
+  for (const r of rows) out[r.k] = { claimed: r.claimed, before: r.before, next: r.next, rising: r.rising }
   return out
 }
 

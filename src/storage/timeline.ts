@@ -186,10 +186,11 @@ const nextTick = (sql: Queryable, warId: Fragment, after: Fragment) => sql`
  * After a write of a war's full-status ticks, in its transaction: the defenses the rules
  * now end are decided (once), and an outcome the rules now give otherwise is corrected
  * (sql/0019 defense_decide). `since`: the stored tick before the earliest one written
- * (null: none); only events seen from it on can have changed.
+ * (null: none); only events seen from it on can have changed. `inOrder`: every tick
+ * written is later than every stored one, so only undecided events are looked at (sql/0026).
  */
-export async function decideDefenses(tx: Tx, warId: number, since: Date | null): Promise<number> {
-  const [row] = await tx<{ n: number }[]>`SELECT defense_decide(${warId}, ${since}::timestamptz) AS n`
+export async function decideDefenses(tx: Tx, warId: number, since: Date | null, inOrder = false): Promise<number> {
+  const [row] = await tx<{ n: number }[]>`SELECT defense_decide(${warId}, ${since}::timestamptz, ${inOrder}) AS n`
   return row?.n ?? 0
 }
 

@@ -59,10 +59,15 @@ export function capture(k: number): Capture {
   }
 }
 
-/** The status payload of capture `k`, as the feed served it (the template's other parts: attack lines, effects). */
-export function statusPayload(k: number, warId = 801): unknown {
+/**
+ * The status payload of capture `k`, as the feed served it (the template's other parts:
+ * attack lines, effects); `noEvents`: as a capture that lists no planet event (a defense
+ * that leaves the feed for a tick).
+ */
+export function statusPayload(k: number, warId = 801, noEvents = false): unknown {
   const row = seriesRows()[k]!
   const c = capture(k)
+  if (noEvents) c.events = []
   return {
     ...TEMPLATE,
     warId,
@@ -78,16 +83,16 @@ export function statusPayload(k: number, warId = 801): unknown {
 }
 
 /** Capture `k` as a full-status tick of war `warId` (status only, as an archive holds it). */
-export const seriesTick = (k: number, warId = 801) => statusTick(parseWarStatus(statusPayload(k, warId)).data, capture(k).at, warId)
+export const seriesTick = (k: number, warId = 801, noEvents = false) => statusTick(parseWarStatus(statusPayload(k, warId, noEvents)).data, capture(k).at, warId)
 
 /** Write captures as live ticks, one transaction each, in the order given (the runner's write: rows, then the event log). */
 export async function writeLive(runner: CollectorRunner, ks: readonly number[], warId = 801): Promise<void> {
   for (const k of ks) await runner.write(fullStatus, seriesTick(k, warId))
 }
 
-/** Write captures as one import batch would (in order, no event-log appends), in one transaction. */
-export async function writeImported(sql: { begin<T>(fn: (tx: never) => Promise<T>): Promise<T> }, ks: readonly number[], warId = 801): Promise<void> {
-  const ticks = ks.map((k) => seriesTick(k, warId))
+/** Write captures as one import batch would (in order, no event-log appends), in one transaction; those of `noEvents` without their planet events. */
+export async function writeImported(sql: { begin<T>(fn: (tx: never) => Promise<T>): Promise<T> }, ks: readonly number[], warId = 801, noEvents: ReadonlySet<number> = new Set()): Promise<void> {
+  const ticks = ks.map((k) => seriesTick(k, warId, noEvents.has(k)))
   await sql.begin((tx) => fullStatus.writeBatch!(tx, ticks.map((tick) => ({ at: new Date(tick.capturedAt), tick }))))
 }
 

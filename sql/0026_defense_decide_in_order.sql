@@ -60,7 +60,9 @@ $$;
 -- decided, and correct those whose outcome the rules now give otherwise (0019). p_since:
 -- the stored tick before the earliest one written (null: none, every event is looked
 -- at); p_in_order: the caller wrote each tick later, in capture time and in war time,
--- than every tick stored before it. Returns the rows written.
+-- than every tick stored before it. Each event's outcome said last is looked up by its
+-- key (a join over every outcome of the war grew with the history). Returns the rows
+-- written.
 CREATE FUNCTION defense_decide(p_war integer, p_since timestamptz, p_in_order boolean DEFAULT false) RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -68,26 +70,24 @@ DECLARE
   in_order boolean := p_in_order AND p_since IS NOT NULL;
 BEGIN
   WITH now_ended AS (
-    SELECT s.event_id, d.outcome, d.ended_at
+    SELECT s.event_id, d.outcome, d.ended_at, o.seq, o.outcome AS said, o.ended_at AS said_ended_at
     FROM planet_event_spans s
+    LEFT JOIN LATERAL (
+      SELECT o.seq, o.outcome, o.ended_at FROM defense_outcomes o
+      WHERE o.war_id = p_war AND o.event_id = s.event_id ORDER BY o.seq DESC LIMIT 1) o ON true
     CROSS JOIN LATERAL defense_end(s.war_id, s.event_id, CASE WHEN in_order THEN p_since END) d
-    WHERE s.war_id = p_war AND (p_since IS NULL OR s.last_seen_at >= p_since) AND d.outcome IS NOT NULL
-      AND NOT (in_order AND EXISTS (SELECT 1 FROM defense_outcomes o WHERE o.war_id = p_war AND o.event_id = s.event_id))
-  ), said AS (
-    SELECT DISTINCT ON (o.event_id) o.* FROM defense_outcomes o
-    WHERE o.war_id = p_war AND o.event_id IN (SELECT event_id FROM now_ended)
-    ORDER BY o.event_id, o.seq DESC
-  ), latest_tick AS (
-    SELECT max(captured_at) AS t FROM full_status_ticks WHERE war_id = p_war AND planets_written > 0
+    WHERE s.war_id = p_war AND s.last_seen_at >= coalesce(p_since, '-infinity')
+      AND NOT (in_order AND o.seq IS NOT NULL)
+      AND d.outcome IS NOT NULL AND (o.seq IS NULL OR o.outcome <> d.outcome)
   ), written AS (
     INSERT INTO defense_outcomes (war_id, event_id, seq, outcome, ended_at, decided_at, was_outcome, was_ended_at, corrects)
-    SELECT p_war, x.event_id, coalesce(o.seq + 1, 0), x.outcome, x.ended_at, (SELECT t FROM latest_tick),
-           o.outcome, o.ended_at,
+    SELECT p_war, x.event_id, coalesce(x.seq + 1, 0), x.outcome, x.ended_at,
+           (SELECT max(captured_at) FROM full_status_ticks WHERE war_id = p_war AND planets_written > 0),
+           x.said, x.said_ended_at,
            (SELECT l.id FROM event_log l
-            WHERE l.war_id = p_war AND ((o.seq = 0 AND l.type = o.outcome AND l.key = x.event_id::text)
-                                     OR (o.seq > 0 AND l.type = 'event_corrected' AND l.key = x.event_id || '#' || o.seq)))
-    FROM now_ended x LEFT JOIN said o ON o.event_id = x.event_id
-    WHERE o.event_id IS NULL OR o.outcome <> x.outcome
+            WHERE l.war_id = p_war AND ((x.seq = 0 AND l.type = x.said AND l.key = x.event_id::text)
+                                     OR (x.seq > 0 AND l.type = 'event_corrected' AND l.key = x.event_id || '#' || x.seq)))
+    FROM now_ended x
     RETURNING 1
   )
   SELECT count(*)::int INTO n FROM written;

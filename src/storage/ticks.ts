@@ -69,7 +69,8 @@ export async function claimTicks(tx: Tx, ticks: readonly TickToClaim[]): Promise
         WHERE war_id = x.war_id AND captured_at < x.captured_at AND planets_written > 0) END AS before,
       CASE WHEN x.claimed THEN (SELECT min(captured_at) FROM full_status_ticks
         WHERE war_id = x.war_id AND captured_at > x.captured_at AND planets_written > 0) END AS next,
-      x.claimed AND NOT EXISTS (SELECT 1 FROM full_status_ticks WHERE war_id = x.war_id AND upstream_war_time > x.war_time) AS rising
+      -- The greatest stored war time through the key's end (a range of it, planned for any value, read the whole table).
+      x.claimed AND coalesce((SELECT max(upstream_war_time) FROM full_status_ticks WHERE war_id = x.war_id) < x.war_time, true) AS rising
     FROM (
       SELECT firsts.*, coalesce(c.inserted, false) AS claimed
       FROM firsts LEFT JOIN claimed c ON c.war_id = firsts.war_id AND c.upstream_war_time = firsts.war_time

@@ -12,7 +12,7 @@
  */
 import type { Fragment, Queryable, Sql, Tx } from '../db/connect.ts'
 import { localizedColumn, type Lang } from './texts.ts'
-import { EVENT_TYPES, RECENT_UNTIL, timelineRows } from './timeline.ts'
+import { EVENT_TYPES, RECENT_UNTIL, unloggedEvents } from './timeline.ts'
 
 /** Every type the stream and the webhooks carry. */
 export const PUSH_EVENT_TYPES = [...EVENT_TYPES, 'tick', 'player-count'] as const
@@ -51,14 +51,11 @@ export async function record(tx: Tx, w: WriteFacts): Promise<number> {
   if (!timeline && !tick && !players) return 0
   const since = new Date(w.at.getTime() - LOOKBACK_MS)
   const appends = [
-    // Most of the day's events are logged already: they are left out before their bodies are built.
+    // Most of the day's events are logged already: they are left out before anything is joined to them.
     timeline && tx`
-      SELECT e.type, e."warID", k.key, e.at, to_jsonb(e) - 'at'
-      FROM (${timelineRows(tx, w.warId, w.at, since)}) e
-      CROSS JOIN LATERAL (SELECT ${eventKey(tx)} AS key) k
-      WHERE e.at > ${since} AND e.at < ${RECENT_UNTIL}::timestamptz
-        AND NOT EXISTS (SELECT 1 FROM event_log l WHERE l.type = e.type AND l.war_id = e."warID" AND l.key = k.key)
-      ORDER BY e.at, e.type, coalesce(e."planetIndex", e."orderId32", e."dispatchId"), e."eventId", e."campaignId"`,
+      SELECT e.type, e."warID", e.key, e.at, to_jsonb(e) - 'at' - 'key'
+      FROM (${unloggedEvents(tx, w.warId, w.at, { from: since, fromExclusive: true, to: RECENT_UNTIL, toExclusive: true })}) e
+      ORDER BY e.at, e.type, coalesce(e."planetIndex", e."orderId32", e."dispatchId"), e."eventId", e."campaignId", (e.correction->>'seq')::int`,
     tick && tx`
       SELECT 'tick', f.war_id, f.upstream_war_time::text, f.captured_at,
              jsonb_build_object('warID', f.war_id, 'warTime', f.upstream_war_time, 'planets', f.planets_written,
@@ -95,20 +92,6 @@ const appendAndQueue = (tx: Tx, rows: Fragment) => tx<{ id: number }[]>`
     SELECT w.id, a.id FROM appended a JOIN webhooks w ON a.type = ANY (w.types)
     ON CONFLICT DO NOTHING)
   SELECT id FROM appended`
-
-/**
- * What an event is about, unique per type and war: a planet's owner change by planet and
- * time; a defense by its planet event, and each correction of its outcome by its number;
- * a campaign, an order, a dispatch by their ids.
- */
-const eventKey = (sql: Queryable) => sql`
-  CASE WHEN e.type = 'event_corrected' THEN e."eventId"::text || '#' || (e.correction->>'seq')
-       WHEN e.type LIKE 'campaign%' THEN e."campaignId"::text
-       WHEN e."eventId" IS NOT NULL THEN e."eventId"::text
-       WHEN e."orderId32" IS NOT NULL THEN e."orderId32"::text
-       WHEN e."dispatchId" IS NOT NULL THEN e."dispatchId"::text
-       WHEN e."planetIndex" IS NOT NULL THEN e."planetIndex"::text || '@' || (extract(epoch FROM e.at) * 1000)::bigint::text
-       ELSE e."warID"::text END`
 
 /** Events after `afterId` (and up to `upTo`), oldest first, of `types` when given; texts in `lang` when given. */
 async function after(sql: Sql, f: { afterId: number; upTo?: number; types?: readonly string[]; lang?: Lang; limit: number }): Promise<LoggedEvent[]> {

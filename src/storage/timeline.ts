@@ -1,16 +1,15 @@
 /**
- * The event timeline (chart markers): owner changes between status ticks
- * (planet_owner_changes, kept by the full-status writes), defenses started (their spans),
- * won or lost (the outcome decided once, and its corrections: defense_outcomes, sql/0019),
- * campaigns started or ended (the spans the full-status writes keep, storage/fight.ts),
- * major orders issued, completed, failed or withdrawn (major_orders, same rules as their
- * derived state), dispatches and the start of a war. Read as one UNION ALL, newest first. With `lang`, order titles and
- * dispatch messages are the texts of that language (or of every one), as on their own routes.
+ * The event timeline (chart markers): owner changes, defenses started, won or lost (and
+ * their corrections), campaigns started or ended, major orders issued, completed, failed or
+ * withdrawn, dispatches and the start of a war, newest first (kinds of event: kindsOf).
+ * Each kind is read by its own index, filtered and paged before anything is joined to its
+ * rows. With `lang`, order titles and dispatch messages are the texts of that language (or
+ * of every one), as on their own routes.
  */
 import { t, type Static } from 'elysia'
 import type { Fragment, Queryable, Sql, Tx } from '../db/connect.ts'
 import { Nullable, Timestamp } from './model.ts'
-import { pageWithTotal, withinRange, type Slice, type PageOf, type TimeRange } from './query.ts'
+import { pageWithTotal, type PageOf, type Slice, type TimeRange } from './query.ts'
 import { localizedColumn, LocalizedText, type Lang } from './texts.ts'
 
 export const EVENT_TYPES = [
@@ -61,25 +60,77 @@ export const TimelineEvent = t.Object(
 )
 export type TimelineEvent = Static<typeof TimelineEvent>
 
-/**
- * Events of a war of the given types in `range` (of one planet, when given), newest first; order states as of `asOf`.
- * With `lang` the page is chosen first and only its rows' texts are looked up.
- */
-function events(sql: Sql, f: { warId: number; types: readonly EventType[]; range: TimeRange; asOf: Date; planetIndex?: number; lang?: Lang }, p: Slice): Promise<PageOf<TimelineEvent>> {
-  const all = timelineRows(sql, f.warId, f.asOf)
-  const planet = f.planetIndex === undefined ? sql`` : sql`AND e."planetIndex" = ${f.planetIndex}`
-  const where = sql`WHERE e.type IN ${sql(f.types as EventType[])} ${withinRange(sql, 'at', f.range)} ${planet}`
-  const page = sql`SELECT * FROM (${all}) e ${where} ORDER BY ${TIMELINE_ORDER(sql)} LIMIT ${p.limit} OFFSET ${p.offset}`
-  const { lang } = f
-  const rows = !lang ? page : sql`SELECT ${localizedTimelineColumns(sql, lang)} FROM (${page}) e ORDER BY ${TIMELINE_ORDER(sql)}`
-  return pageWithTotal(sql<TimelineEvent[]>`${rows}`, sql<{ n: number }[]>`SELECT count(*)::int AS n FROM (${all}) e ${where}`)
+/** Bounds on an event's time; a null bound is open. `from` is inclusive unless `fromExclusive`, `to` unless `toExclusive`. */
+export interface Bounds extends TimeRange {
+  fromExclusive?: boolean
 }
 
-/** The timeline's order: newest first (a correction before what it corrects at the same time), ties in a fixed order. */
-const TIMELINE_ORDER = (sql: Sql) => sql`e.at DESC, e.type = 'event_corrected' DESC, e.type, coalesce(e."planetIndex", e."orderId32", e."dispatchId"), e."eventId", e."campaignId"`
+/** Bounds as SQL (times, or statements giving one). */
+interface Span {
+  from: Fragment | null
+  fromExclusive?: boolean
+  to: Fragment | null
+  toExclusive?: boolean
+}
+
+const spanOf = (sql: Queryable, b: Bounds): Span => ({
+  from: b.from && sql`${b.from}::timestamptz`, fromExclusive: b.fromExclusive, to: b.to && sql`${b.to}::timestamptz`, toExclusive: b.toExclusive,
+})
+
+/** The events a read keeps: a war's, of `types`, within `range`, of one planet when given; order states as of `asOf`. */
+interface TimelineFilter {
+  warId: number
+  asOf: Date
+  types: readonly EventType[]
+  range: Bounds
+  planetIndex?: number
+}
+
+/**
+ * Events of a war of the given types in `range` (of one planet when given), newest first;
+ * order states as of `asOf`. The page is located on times read from the kinds' indexes
+ * alone (`near`: a campaign's end by its last sighting), then only the events within it are
+ * read whole:
+ * - `newest` and `oldest`, the near times at the page's first and last places in the order
+ *   of near times. No near time is later than its event's, so the page's last event is not
+ *   older than `oldest`; a campaign last seen at or before `newest` ends at or before the
+ *   tick after it, so every event later than that tick comes before the page;
+ * - the events from `oldest` to the tick after `newest`, in order, after as many as are
+ *   later than that tick.
+ * The total is counted per kind, without the joins. With `lang` only the page's texts are
+ * looked up.
+ */
+function events(sql: Sql, f: TimelineFilter & { lang?: Lang }, p: Slice): Promise<PageOf<TimelineEvent>> {
+  const kinds = kindsOf(sql, f)
+  if (!kinds.length) return Promise.resolve({ rows: [], total: 0 })
+  const counted = (span?: Span) =>
+    kinds.map((k) => sql`(SELECT count(*) FROM ${k.from} WHERE ${k.where} ${span ? k.within(span) : sql``})`).reduce((a, c) => sql`${a} + ${c}`)
+  const near = kinds
+    .map((k) => sql`(SELECT ${k.near} AS t FROM ${k.from} WHERE ${k.where} ORDER BY ${k.near} DESC LIMIT ${p.offset + p.limit})`)
+    .reduce((a, b) => sql`${a} UNION ALL ${b}`)
+  const page = sql`
+    WITH located AS MATERIALIZED (
+      SELECT max(t) AS newest, min(t) AS oldest FROM (SELECT t FROM (${near}) e ORDER BY t DESC OFFSET ${p.offset} LIMIT ${p.limit}) e),
+    w AS MATERIALIZED (SELECT oldest AS lo, coalesce(${tick(sql, f.warId, '>', sql`newest`)}, 'infinity') AS hi FROM located)
+    SELECT * FROM (${unionOf(sql, kinds, { span: { from: sql`(SELECT lo FROM w)`, to: sql`(SELECT hi FROM w)` } })}) e
+    ORDER BY ${TIMELINE_ORDER(sql)}
+    LIMIT ${p.limit} OFFSET ${p.offset} - (${counted({ from: sql`(SELECT hi FROM w)`, fromExclusive: true, to: null })})`
+  const columns = f.lang ? localizedTimelineColumns(sql, f.lang) : sql`e.*`
+  return pageWithTotal(
+    sql<TimelineEvent[]>`SELECT ${columns} FROM (${named(sql, f.warId, page)}) e ORDER BY ${TIMELINE_ORDER(sql)}`,
+    sql<{ n: number }[]>`SELECT (${counted()})::int AS n`,
+  )
+}
+
+/**
+ * The timeline's order: newest first (a correction before what it corrects at the same
+ * time), ties in a fixed order (two corrections of a defense made at one tick by number).
+ */
+const TIMELINE_ORDER = (sql: Queryable) =>
+  sql`e.at DESC, e.type = 'event_corrected' DESC, e.type, coalesce(e."planetIndex", e."orderId32", e."dispatchId"), e."eventId", e."campaignId", (e.correction->>'seq')::int`
 
 /** A timeline row `e` with its order title and dispatch message in `lang` (as on their own routes). */
-export const localizedTimelineColumns = (sql: Sql, lang: Lang) => sql`
+export const localizedTimelineColumns = (sql: Queryable, lang: Lang) => sql`
   e.at, e.type, e."warID", e."planetIndex", e."planetName", e."fromOwner", e."toOwner", e."orderId32",
   CASE WHEN e."orderId32" IS NOT NULL THEN ${localizedColumn(sql, lang, 'major_order_texts', sql`t.order_id32 = e."orderId32"`, 'title')} END AS title,
   e."dispatchId",
@@ -95,92 +146,206 @@ export const localizedTimelineColumns = (sql: Sql, lang: Lang) => sql`
 export const RECENT_UNTIL = new Date('9999-01-01T00:00:00Z')
 
 /**
- * Every timeline event of a war as rows of TimelineEvent (unordered); order states as of
- * `asOf`. With `recentFrom` (the event log's appends, storage/events.ts), defenses and
- * campaigns last seen more than two days before it, and corrections made before it, are
- * left out before their bodies are built: their events are older than it, but for a gap
- * of days between two ticks.
+ * A war's events within `range` not in the event log yet (storage/events.ts), as rows of
+ * TimelineEvent with their log key (`key`, unique per type and war: what the event is
+ * about); order states as of `asOf`. Logged events are left out before anything is joined
+ * to them.
  */
-export function timelineRows(sql: Queryable, warId: number, asOf: Date, recentFrom?: Date) {
-  const f = { warId, asOf }
-  const recentSpan = (alias: string) =>
-    recentFrom ? sql`AND ${sql(alias)}.last_seen_at > ${recentFrom}::timestamptz - interval '2 days' AND ${sql(alias)}.last_seen_at < ${RECENT_UNTIL}::timestamptz` : sql``
-  const none = sql`NULL::int AS "planetIndex", NULL::text AS "planetName", NULL::int AS "fromOwner", NULL::int AS "toOwner"`
-  const noOrder = sql`NULL::bigint AS "orderId32", NULL::text AS title`
-  const noDispatch = sql`NULL::bigint AS "dispatchId", NULL::text AS message`
-  const noFight = sql`NULL::bigint AS "eventId", NULL::bigint AS "campaignId", NULL::int AS race`
-  const noOwners = sql`NULL::int AS "fromOwner", NULL::int AS "toOwner"`
-  const noCorrection = sql`NULL::jsonb AS correction`
-  // Planet names: the war's own, or the shipped catalog's for a war stored without war info.
-  const known = sql`planets_of_war(${f.warId})`
-  const orders = (type: EventType, at: ReturnType<Sql>, where: ReturnType<Sql>) => sql`
-    SELECT ${at} AS at, ${type}::text AS type, o.war_id AS "warID", ${none}, o.order_id32 AS "orderId32", o.title, ${noDispatch}, ${noFight}, ${noCorrection}
-    FROM major_orders o CROSS JOIN LATERAL (SELECT o.last_seen_at + make_interval(secs => o.expires_in_last_seen) AS expires_at) x
-    WHERE o.war_id = ${f.warId} AND ${where}`
-  // A campaign's events name its defense's event, when one belongs to it.
+export const unloggedEvents = (sql: Queryable, warId: number, asOf: Date, range: Bounds) =>
+  named(sql, warId, unionOf(sql, kindsOf(sql, { warId, asOf, types: EVENT_TYPES, range }), { unlogged: true }), sql`, e.key`)
+
+/**
+ * Rows of TimelineEvent (`e`, planetName null) with their planet's name (the war's own, or
+ * the shipped catalog's for a war stored without war info), and the `more` columns of `e`.
+ */
+const named = (sql: Queryable, warId: number, rows: Fragment, more = sql``) => sql`
+  SELECT e.at, e.type, e."warID", e."planetIndex", p.name AS "planetName", e."fromOwner", e."toOwner", e."orderId32", e.title,
+         e."dispatchId", e.message, e."eventId", e."campaignId", e.race, e.correction ${more}
+  FROM (${rows}) e LEFT JOIN planets_of_war(${warId}) p ON p.planet_index = e."planetIndex"`
+
+/** The kinds' rows (planetName null): within `span` when given; with `unlogged`, those not in the event log, with their key. */
+const unionOf = (sql: Queryable, kinds: readonly Kind[], o: { span?: Span; unlogged?: boolean } = {}) =>
+  kinds
+    .map((k) => {
+      const unlogged = o.unlogged ? sql`AND NOT EXISTS (SELECT 1 FROM event_log l WHERE l.type = ${k.type} AND l.war_id = ${k.war} AND l.key = ${k.key})` : sql``
+      return sql`(
+        SELECT ${k.columns} ${o.unlogged ? sql`, ${k.key} AS key` : sql``} FROM ${k.from} ${k.joins}
+        WHERE ${k.where} ${o.span ? k.within(o.span) : sql``} ${unlogged})`
+    })
+    .reduce((a, b) => sql`${a} UNION ALL ${b}`)
+
+/** One kind of event with a read's filter applied: a table's rows (and what they need joined to be told apart). */
+interface Kind {
+  /** FROM …: the table (and what its filter needs). */
+  from: Fragment
+  /** The war's rows the filter keeps (types, planet, time). */
+  where: Fragment
+  /** Joined to the rows kept. */
+  joins: Fragment
+  /** A row as TimelineEvent's columns in order, planetName null. */
+  columns: Fragment
+  /** Its type, war and log key. */
+  type: Fragment
+  war: Fragment
+  key: Fragment
+  /** An indexed time that is its time, or (a campaign's end) not later than it and not before the tick before it. */
+  near: Fragment
+  /** Conditions (after `where`) that keep its rows whose time is within a span. */
+  within: (s: Span) => Fragment
+}
+
+/** What a kind is, before a filter is applied. */
+interface KindSpec {
+  /** The types its rows can have, and its type (an expression when it has several). */
+  types: readonly EventType[]
+  type: Fragment
+  /** Its planet column; null: its events name no planet. */
+  planet: Fragment | null
+  /** Its time; when that is not an indexed expression, `near` and `within` instead. */
+  at: Fragment
+  near?: Fragment
+  within?: (s: Span) => Fragment
+  from: Fragment
+  where: Fragment
+  joins?: Fragment
+  /** Its rows' columns besides time and type (TimelineEvent's names); the others are null. */
+  columns: Partial<Record<Column, Fragment>>
+  /** What an event is about, unique per type and war (the event log's key). */
+  key: Fragment
+}
+
+/** TimelineEvent's columns after at and type, in order, with their types (planetName is joined to the rows kept). */
+const COLUMNS = [
+  'warID', 'planetIndex', 'planetName', 'fromOwner', 'toOwner', 'orderId32', 'title', 'dispatchId', 'message', 'eventId', 'campaignId', 'race', 'correction',
+] as const
+type Column = Exclude<(typeof COLUMNS)[number], 'planetName'>
+
+/** A row as TimelineEvent's columns in order (planetName null): those given, the others null. */
+function columnsOf(sql: Queryable, at: Fragment, type: Fragment, given: Partial<Record<Column, Fragment>>): Fragment {
+  const types = {
+    warID: sql`int`, planetIndex: sql`int`, planetName: sql`text`, fromOwner: sql`int`, toOwner: sql`int`, orderId32: sql`bigint`, title: sql`text`,
+    dispatchId: sql`bigint`, message: sql`text`, eventId: sql`bigint`, campaignId: sql`bigint`, race: sql`int`, correction: sql`jsonb`,
+  }
+  return COLUMNS.reduce(
+    (row, name) => sql`${row}, ${(name !== 'planetName' && given[name]) || sql`NULL`}::${types[name]} AS ${sql(name)}`,
+    sql`${at} AS at, ${type}::text AS type`,
+  )
+}
+
+/** `at` within span `s`. */
+function timeWithin(sql: Queryable, at: Fragment, s: Span): Fragment {
+  const from = s.from === null ? sql`` : s.fromExclusive ? sql`AND ${at} > ${s.from}` : sql`AND ${at} >= ${s.from}`
+  const to = s.to === null ? sql`` : s.toExclusive ? sql`AND ${at} < ${s.to}` : sql`AND ${at} <= ${s.to}`
+  return sql`${from} ${to}`
+}
+
+/** The war's nearest full-status tick with planets before (`<`, `<=`) or after (`>`) `x`; null: none. */
+function tick(sql: Queryable, warId: Fragment | number, op: '<' | '<=' | '>', x: Fragment): Fragment {
+  const [cmp, order] = op === '>' ? [sql`>`, sql`ASC`] : [op === '<' ? sql`<` : sql`<=`, sql`DESC`]
+  return sql`(
+    SELECT f.captured_at FROM full_status_ticks f
+    WHERE f.war_id = ${warId} AND f.captured_at ${cmp} ${x} AND f.planets_written > 0
+    ORDER BY f.captured_at ${order} LIMIT 1)`
+}
+
+/**
+ * The kinds of event `f` asks for, each with the filter applied. Owner changes are kept by
+ * the full-status writes (planet_owner_changes); defenses started (their spans), won or
+ * lost (the outcome decided once, and its corrections: defense_outcomes, sql/0019);
+ * campaigns started or ended (the spans the full-status writes keep, storage/fight.ts);
+ * major orders issued, completed, failed or withdrawn (major_orders, same rules as their
+ * derived state); dispatches; the start of a war.
+ */
+function kindsOf(sql: Queryable, f: TimelineFilter): Kind[] {
+  const war = f.warId
+  // A defense's events are about its planet event; each correction of its outcome by its number.
+  const fight = (type: Fragment, at: Fragment, from: Fragment, where: Fragment, more: Partial<Record<Column, Fragment>> = {}) => ({
+    type, at, from, where, planet: sql`e.planet_index`, key: sql`e.event_id::text`,
+    columns: { warID: sql`e.war_id`, planetIndex: sql`e.planet_index`, eventId: sql`e.event_id`, campaignId: sql`e.campaign_id`, race: sql`e.race`, ...more },
+  })
+  // An outcome's event, looked up for each outcome (an outcome without one is on no timeline).
+  const outcomes = sql`defense_outcomes o CROSS JOIN LATERAL (
+    SELECT e.war_id, e.event_id, e.planet_index, e.campaign_id, e.race FROM planet_event_spans e
+    WHERE e.war_id = o.war_id AND e.event_id = o.event_id LIMIT 1) e`
+  // A campaign's events are about the campaign, and name its defense's event when one belongs to it.
+  const campaign = (type: EventType, at: Fragment) => ({
+    types: [type], type: sql`${type}::text`, at, planet: sql`c.planet_index`, from: sql`campaign_spans c`, key: sql`c.campaign_id::text`,
+    columns: { warID: sql`c.war_id`, planetIndex: sql`c.planet_index`, eventId: sql`d.event_id`, campaignId: sql`c.campaign_id` },
+  })
   const campaignEvent = sql`LEFT JOIN LATERAL (
-      SELECT d.event_id FROM planet_event_spans d WHERE d.war_id = c.war_id AND d.campaign_id = c.campaign_id
-      ORDER BY d.first_seen_at DESC LIMIT 1) d ON true`
-  const all = sql`
-    SELECT c.captured_at AS at,
-           CASE WHEN c.to_owner = 1 THEN 'planet_liberated' WHEN c.from_owner = 1 THEN 'planet_lost' ELSE 'planet_owner_changed' END AS type,
-           c.war_id AS "warID", c.planet_index AS "planetIndex", NULL::text AS "planetName", c.from_owner::int AS "fromOwner", c.to_owner::int AS "toOwner",
-           ${noOrder}, ${noDispatch}, ${noFight}, ${noCorrection}
-    FROM planet_owner_changes c
-    WHERE c.war_id = ${f.warId}
-    UNION ALL
-    SELECT e.first_seen_at, 'defense_started', e.war_id, e.planet_index, NULL, ${noOwners}, ${noOrder}, ${noDispatch}, e.event_id, e.campaign_id, e.race, ${noCorrection}
-    FROM planet_event_spans e
-    WHERE e.war_id = ${f.warId} ${recentSpan('e')}
-    UNION ALL
-    SELECT o.ended_at, o.outcome, e.war_id, e.planet_index, NULL, ${noOwners}, ${noOrder}, ${noDispatch}, e.event_id, e.campaign_id, e.race, ${noCorrection}
-    FROM defense_outcomes o
-    JOIN planet_event_spans e ON e.war_id = o.war_id AND e.event_id = o.event_id
-    WHERE o.war_id = ${f.warId} AND o.seq = 0 ${recentSpan('e')}
-    UNION ALL
-    SELECT o.decided_at, 'event_corrected', e.war_id, e.planet_index, NULL, ${noOwners}, ${noOrder}, ${noDispatch}, e.event_id, e.campaign_id, e.race,
-           jsonb_build_object('corrects', o.corrects, 'seq', o.seq,
-                              'was', jsonb_build_object('type', o.was_outcome, 'at', ${isoOf(sql, sql`o.was_ended_at`)}),
-                              'now', jsonb_build_object('type', o.outcome, 'at', ${isoOf(sql, sql`o.ended_at`)}))
-    FROM defense_outcomes o
-    JOIN planet_event_spans e ON e.war_id = o.war_id AND e.event_id = o.event_id
-    WHERE o.war_id = ${f.warId} AND o.seq > 0 ${recentFrom ? sql`AND o.decided_at > ${recentFrom} AND o.decided_at < ${RECENT_UNTIL}::timestamptz` : sql``}
-    UNION ALL
-    SELECT c.first_seen_at, 'campaign_started', c.war_id, c.planet_index, NULL, ${noOwners}, ${noOrder}, ${noDispatch}, d.event_id, c.campaign_id, NULL, ${noCorrection}
-    FROM campaign_spans c ${campaignEvent}
-    WHERE c.war_id = ${f.warId} ${recentSpan('c')}
-    UNION ALL
-    SELECT nx.t, 'campaign_ended', c.war_id, c.planet_index, NULL, ${noOwners}, ${noOrder}, ${noDispatch}, d.event_id, c.campaign_id, NULL, ${noCorrection}
-    FROM campaign_spans c
-    CROSS JOIN LATERAL (${nextTick(sql, sql`c.war_id`, sql`c.last_seen_at`)}) nx
-    ${campaignEvent}
-    WHERE c.war_id = ${f.warId} ${recentSpan('c')}
-    UNION ALL ${orders('major_order_issued', sql`o.first_seen_at`, sql`true`)}
-    UNION ALL ${orders('major_order_completed', sql`o.completed_at`, sql`o.completed_at IS NOT NULL`)}
-    UNION ALL ${orders('major_order_failed', sql`x.expires_at`, sql`o.completed_at IS NULL AND x.expires_at <= ${f.asOf}`)}
-    UNION ALL ${orders('major_order_withdrawn', sql`o.last_seen_at`, sql`o.completed_at IS NULL AND x.expires_at > ${f.asOf}
-      AND o.last_seen_at < (SELECT max(captured_at) FROM full_status_ticks WHERE war_id = ${f.warId})`)}
-    UNION ALL
-    SELECT d.published_at, 'dispatch', d.war_id, ${none}, ${noOrder}, d.dispatch_id, d.message, ${noFight}, ${noCorrection}
-    FROM dispatches d WHERE d.war_id = ${f.warId}
-    UNION ALL
-    SELECT coalesce(w.start_date, w.first_seen_at), 'war_started', w.war_id, ${none}, ${noOrder}, ${noDispatch}, ${noFight}, ${noCorrection}
-    FROM wars w WHERE w.war_id = ${f.warId}`
-  // Planet names joined once, to the events the caller keeps (the filters on e go below the join).
-  return sql`
-    SELECT e.at, e.type, e."warID", e."planetIndex", p.name AS "planetName", e."fromOwner", e."toOwner", e."orderId32", e.title,
-           e."dispatchId", e.message, e."eventId", e."campaignId", e.race, e.correction
-    FROM (${all}) e LEFT JOIN ${known} p ON p.planet_index = e."planetIndex"`
+    SELECT d.event_id FROM planet_event_spans d WHERE d.war_id = c.war_id AND d.campaign_id = c.campaign_id
+    ORDER BY d.first_seen_at DESC LIMIT 1) d ON true`
+  const order = (type: EventType, at: Fragment, where: Fragment): KindSpec => ({
+    types: [type], type: sql`${type}::text`, at, planet: null, key: sql`o.order_id32::text`,
+    from: sql`major_orders o CROSS JOIN LATERAL (SELECT major_order_expiry(o.last_seen_at, o.expires_in_last_seen) AS expires_at) x`,
+    where: sql`o.war_id = ${war} AND ${where}`,
+    columns: { warID: sql`o.war_id`, orderId32: sql`o.order_id32`, title: sql`o.title` },
+  })
+  const specs: KindSpec[] = [
+    {
+      types: ['planet_liberated', 'planet_lost', 'planet_owner_changed'],
+      type: sql`CASE WHEN c.to_owner = 1 THEN 'planet_liberated' WHEN c.from_owner = 1 THEN 'planet_lost' ELSE 'planet_owner_changed' END`,
+      at: sql`c.captured_at`, planet: sql`c.planet_index`, from: sql`planet_owner_changes c`, where: sql`c.war_id = ${war}`,
+      columns: { warID: sql`c.war_id`, planetIndex: sql`c.planet_index`, fromOwner: sql`c.from_owner`, toOwner: sql`c.to_owner` },
+      // A planet's owner change, by its planet and time.
+      key: sql`c.planet_index::text || '@' || (extract(epoch FROM c.captured_at) * 1000)::bigint::text`,
+    },
+    { types: ['defense_started'], ...fight(sql`'defense_started'::text`, sql`e.first_seen_at`, sql`planet_event_spans e`, sql`e.war_id = ${war}`) },
+    { types: ['defense_won', 'defense_lost'], ...fight(sql`o.outcome`, sql`o.ended_at`, outcomes, sql`o.war_id = ${war} AND o.seq = 0`) },
+    {
+      types: ['event_corrected'],
+      ...fight(sql`'event_corrected'::text`, sql`o.decided_at`, outcomes, sql`o.war_id = ${war} AND o.seq > 0`, {
+        correction: sql`jsonb_build_object('corrects', o.corrects, 'seq', o.seq,
+          'was', jsonb_build_object('type', o.was_outcome, 'at', ${isoOf(sql, sql`o.was_ended_at`)}),
+          'now', jsonb_build_object('type', o.outcome, 'at', ${isoOf(sql, sql`o.ended_at`)}))`,
+      }),
+      key: sql`e.event_id::text || '#' || o.seq::text`,
+    },
+    { ...campaign('campaign_started', sql`c.first_seen_at`), where: sql`c.war_id = ${war}`, joins: campaignEvent },
+    {
+      // It ends at the war's first tick with planets after its last sighting (it has ended
+      // if there is one), so its end is within a span as its last sighting is within the
+      // ticks' span: at or after x, if no tick falls after its last sighting and before x;
+      // at or before x, if one falls after its last sighting and at or before x.
+      ...campaign('campaign_ended', sql`nx.t`),
+      near: sql`c.last_seen_at`,
+      within: (s) => sql`
+        ${s.from === null ? sql`` : sql`AND c.last_seen_at >= coalesce(${tick(sql, war, s.fromExclusive ? '<=' : '<', s.from)}, '-infinity')`}
+        ${s.to === null ? sql`` : sql`AND c.last_seen_at < ${tick(sql, war, s.toExclusive ? '<' : '<=', s.to)}`}`,
+      where: sql`c.war_id = ${war} AND c.last_seen_at < ${tick(sql, war, '<=', sql`'infinity'::timestamptz`)}`,
+      joins: sql`CROSS JOIN LATERAL (SELECT ${tick(sql, sql`c.war_id`, '>', sql`c.last_seen_at`)} AS t) nx ${campaignEvent}`,
+    },
+    order('major_order_issued', sql`o.first_seen_at`, sql`true`),
+    order('major_order_completed', sql`o.completed_at`, sql`o.completed_at IS NOT NULL`),
+    order('major_order_failed', sql`x.expires_at`, sql`o.completed_at IS NULL AND x.expires_at <= ${f.asOf}::timestamptz`),
+    order('major_order_withdrawn', sql`o.last_seen_at`, sql`o.completed_at IS NULL AND x.expires_at > ${f.asOf}::timestamptz
+      AND o.last_seen_at < (SELECT max(captured_at) FROM full_status_ticks WHERE war_id = ${war})`),
+    {
+      types: ['dispatch'], type: sql`'dispatch'::text`, at: sql`d.published_at`, planet: null, from: sql`dispatches d`, where: sql`d.war_id = ${war}`,
+      columns: { warID: sql`d.war_id`, dispatchId: sql`d.dispatch_id`, message: sql`d.message` }, key: sql`d.dispatch_id::text`,
+    },
+    {
+      types: ['war_started'], type: sql`'war_started'::text`, at: sql`coalesce(w.start_date, w.first_seen_at)`, planet: null, from: sql`wars w`,
+      where: sql`w.war_id = ${war}`, columns: { warID: sql`w.war_id` }, key: sql`w.war_id::text`,
+    },
+  ]
+  return specs.flatMap((k): Kind[] => {
+    const asked = k.types.filter((t) => f.types.includes(t))
+    if (!asked.length || (f.planetIndex !== undefined && k.planet === null)) return []
+    const within = k.within ?? ((s: Span) => timeWithin(sql, k.at, s))
+    const where = sql`${k.where}
+      ${asked.length < k.types.length ? sql`AND ${k.type} IN ${sql(asked)}` : sql``}
+      ${k.planet && f.planetIndex !== undefined ? sql`AND ${k.planet} = ${f.planetIndex}` : sql``}
+      ${within(spanOf(sql, f.range))}`
+    return [{
+      from: k.from, where, joins: k.joins ?? sql``, columns: columnsOf(sql, k.at, k.type, k.columns),
+      type: k.type, war: sql`${war}::int`, key: k.key, near: k.near ?? k.at, within,
+    }]
+  })
 }
 
 /** A time as the API writes it (ISO 8601, UTC, milliseconds), for times inside JSON built in SQL. */
 const isoOf = (sql: Queryable, at: Fragment) => sql`to_char(${at} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
-
-/** The war's first full-status tick (with planets) after `after`: its time `t` and war time. */
-const nextTick = (sql: Queryable, warId: Fragment, after: Fragment) => sql`
-  SELECT f.captured_at AS t, f.upstream_war_time AS war_time FROM full_status_ticks f
-  WHERE f.war_id = ${warId} AND f.captured_at > ${after} AND f.planets_written > 0
-  ORDER BY f.captured_at LIMIT 1`
 
 /**
  * After a write of a war's full-status ticks, in its transaction: the defenses the rules

@@ -29,8 +29,26 @@ const t0 = performance.now()
 const env = process.env
 const ROOT = new URL('..', import.meta.url).pathname
 const OWN_DATA_DIR = './data/demo'
+/**
+ * Captures per transaction of the history. The embedded database's memory never shrinks
+ * and grows to hold its largest statement: a quarter of the importer's batch keeps the
+ * demo's peak well under its bound and writes as fast (the next batch is simulated while
+ * one is written either way).
+ */
+const HISTORY_BATCH = 25
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
-const say = (line: string) => process.stderr.write(`demo: ${line}\n`)
+let saidAt = performance.now()
+const say = (line: string) => {
+  saidAt = performance.now()
+  process.stderr.write(`demo: ${line}\n`)
+}
+/** What the demo is doing now, said again when it has been silent for SILENCE_MS, until ready. */
+let doing: (() => string) | null = () => 'opening the database'
+const SILENCE_MS = 2000
+const ticker = setInterval(() => {
+  if (doing && performance.now() - saidAt >= SILENCE_MS) say(`  ${doing()} (${seconds(performance.now() - t0)} since start)`)
+}, 250)
+ticker.unref()
 const fail = (line: string, code = 2): never => {
   say(line)
   process.exit(code)
@@ -93,7 +111,10 @@ process.stderr.write(
     '',
   ].join('\n'),
 )
-if (port !== '0') void announceReady(`http://127.0.0.1:${port}/health/ready`)
+if (port !== '0') {
+  doing = () => 'waiting for the service to answer'
+  void announceReady(`http://127.0.0.1:${port}/health/ready`)
+} else doing = null
 
 const stop = async () => {
   if (stopping) return
@@ -131,6 +152,7 @@ async function writeHistory(): Promise<World> {
     return fail(err instanceof EmbeddedDatabaseInUseError ? `${err.message}` : `cannot open the database: ${errorText(err)}`, err instanceof EmbeddedDatabaseInUseError ? 3 : 1)
   }
   say(`database ready in ${seconds(performance.now() - opening)} (${config.databaseUrl ? 'DATABASE_URL' : `embedded, ${dataDir}`})`)
+  doing = null
   let problem: { line: string; code: number } | null = null
   let written: World | null = null
   try {
@@ -144,16 +166,19 @@ async function writeHistory(): Promise<World> {
       }
     } else {
       say(`writing ${days} days of simulated history into ${config.databaseUrl ? 'DATABASE_URL' : dataDir} (the war fast-forwarded to now)`)
-      // The first batch written, then every 2 s.
-      let shown = -Infinity
+      // The first batch written, then by the ticker.
+      let now = { captures: 0, simulated: 0, total: 0, elapsedMs: 0 }
+      const progress = () => `${now.captures}/${now.total} full-status captures written, ${now.simulated} simulated`
+      doing = progress
       const { world: w, summary: s } = await seedDemoHistory({
-        db, end, days, seed, speed, languages: config.feedLanguages,
+        db, end, days, seed, speed, languages: config.feedLanguages, batchSize: HISTORY_BATCH,
         onProgress: (p) => {
-          if (performance.now() - shown < 2000) return
-          shown = performance.now()
-          say(`  ${p.captures}/${p.total} full-status captures (${seconds(p.elapsedMs)})`)
+          const first = now.captures === 0 && p.captures > 0
+          now = p
+          if (first) say(`  ${progress()} (${seconds(performance.now() - t0)} since start)`)
         },
       })
+      doing = null
       say(
         `history written in ${seconds(s.durationMs)} (${seconds(performance.now() - t0)} since start): ${s.captures} full-status captures ` +
           `(${cadenceText(DEMO_CADENCE.fullStatus)}) and ${s.playerCountTicks} player-count ticks (${cadenceText(DEMO_CADENCE.playerCount)}) ` +
@@ -175,6 +200,7 @@ async function announceReady(url: string): Promise<void> {
   while (!stopping && performance.now() < deadline) {
     const ok = await fetch(url).then((r) => r.ok, () => false)
     if (ok) {
+      doing = null
       say(`ready ${seconds(performance.now() - t0)} after start: open http://127.0.0.1:${port}/`)
       return
     }

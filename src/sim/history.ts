@@ -107,8 +107,8 @@ export interface DemoHistoryOptions {
   batchSize?: number
   versions?: DataVersions
   log?: Logger
-  /** Progress of the fast-forward: captures written so far of all. */
-  onProgress?: (p: { captures: number; total: number; elapsedMs: number }) => void
+  /** Progress of the fast-forward: captures written so far of all, and those simulated (read ahead of the writes). */
+  onProgress?: (p: { captures: number; simulated: number; total: number; elapsedMs: number }) => void
 }
 
 export interface DemoHistorySummary {
@@ -206,11 +206,22 @@ export async function seedDemoHistory(opts: DemoHistoryOptions): Promise<DemoHis
   const countRows = { upstreamRows: 0, pcstoreRows: 0 }
   let ticks = 0
   let playerCountMs = 0
-  const flush = async () => {
+  // Queued, not awaited, while the fast-forward goes on: the one connection runs the writes
+  // in the order they were asked for, and the simulation does not wait for the importer's
+  // transaction before them.
+  const flushes: Promise<void>[] = []
+  let flushFailed: unknown = null
+  const queueFlush = () => {
     if (!pending.length) return
-    const f0 = performance.now()
-    const batch = pending
+    const write = flush(pending)
     pending = []
+    write.catch((err: unknown) => {
+      flushFailed ??= err
+    })
+    flushes.push(write)
+  }
+  const flush = async (batch: Tick<PlayerCountRows>[]) => {
+    const f0 = performance.now()
     const changed = new Set<Dataset>()
     await db.sql.begin(async (tx) => {
       // The live runner's lock: never at once with a live tick of this collector.
@@ -238,6 +249,8 @@ export async function seedDemoHistory(opts: DemoHistoryOptions): Promise<DemoHis
   let firstWarTime = 0
   let lastWarTime = 0
   let captures = 0
+  let stored = 0
+  const report = opts.onProgress
   const source: CaptureSource = {
     label: `the simulated war ${warId} (seed ${world.seed}), ${days} days before ${opts.end.toISOString()}`,
     total,
@@ -280,10 +293,13 @@ export async function seedDemoHistory(opts: DemoHistoryOptions): Promise<DemoHis
           parts: { status, summary: war.summary(), assignments, newsfeed, ...(first || last ? { warInfo: war.warInfo() } : {}) },
         }
         simulationMs += performance.now() - s0
-        if (pending.length >= TICKS_PER_BATCH) await flush()
+        if (flushFailed) throw flushFailed
+        if (pending.length >= TICKS_PER_BATCH) queueFlush()
+        report?.({ captures: stored, simulated: captures, total, elapsedMs: performance.now() - t0 })
         yield { ref: capture.ref, capture }
       }
-      await flush()
+      queueFlush()
+      await Promise.all(flushes)
     },
   }
 
@@ -311,10 +327,12 @@ export async function seedDemoHistory(opts: DemoHistoryOptions): Promise<DemoHis
     knownOrders = new Set(orders.map((o) => o.id32))
   }
 
-  const report = opts.onProgress
   const imported = await importCaptures({
     db, source, warId, language: primary, batchSize: opts.batchSize, versions: opts.versions, log: opts.log,
-    onProgress: report && ((p) => report({ captures: p.done, total, elapsedMs: performance.now() - t0 })),
+    onProgress: (p) => {
+      stored = p.done
+      report?.({ captures: stored, simulated: captures, total, elapsedMs: performance.now() - t0 })
+    },
   })
   if (imported.skipped > 0) throw new Error(`demo history: ${imported.skipped} captures skipped: ${JSON.stringify(imported.skippedCaptures.slice(0, 3))}`)
 

@@ -1,7 +1,8 @@
 /**
  * `npm run demo` (scripts/demo.ts) end to end, on a short history: what it says while it
  * starts, in order (a line before the database opens, then the database, the history's
- * progress, the simulator and the service, ready), and a clean stop on Ctrl-C.
+ * progress, the simulator and the service, ready), never silent for long, and a clean stop
+ * on Ctrl-C.
  */
 import { afterAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -28,9 +29,15 @@ test('says what it does from its first line to ready, and stops on SIGINT', asyn
   }
   const proc = Bun.spawn([process.execPath, 'scripts/demo.ts'], { cwd: ROOT, env, stdin: 'ignore', stdout: 'ignore', stderr: 'pipe' })
   const lines: string[] = []
+  let silence = 0
+  let last = performance.now()
   try {
     for await (const line of linesOf(proc.stderr)) {
       lines.push(line)
+      if (line.startsWith('demo: ')) {
+        silence = Math.max(silence, performance.now() - last)
+        last = performance.now()
+      }
       if (line.startsWith('demo: ready ')) break
     }
     proc.kill('SIGINT')
@@ -45,5 +52,7 @@ test('says what it does from its first line to ready, and stops on SIGINT', asyn
   expect(said.filter((w) => order.includes(w))).toEqual(order)
   // The history's progress between writing and written: the first batch at least.
   const progress = lines.slice(lines.findIndex((l) => l.includes('writing ')), lines.findIndex((l) => l.includes('history written')))
-  expect(progress.some((l) => /\d+\/\d+ full-status captures/.test(l)), lines.join('\n')).toBe(true)
+  expect(progress.some((l) => /\d+\/\d+ full-status captures written, \d+ simulated/.test(l)), lines.join('\n')).toBe(true)
+  // Whatever it waits for, it says so every 2 s (with room for a busy machine).
+  expect(silence).toBeLessThan(5000)
 }, 120_000)

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import { CollectorRunner } from './collect/runner.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/index.ts'
-import { feedRequestStats, type Feeds } from './feeds/index.ts'
+import { feedRequestStats, feedUnknownFields, type Feeds } from './feeds/index.ts'
 import { errorHandling } from './http/errors.ts'
 import { Keeper } from './http/keep.ts'
 import { ClientAddresses, clientKeyOf } from './http/client-address.ts'
@@ -87,6 +87,7 @@ export function buildApp(deps: AppDeps) {
   const now = deps.now ?? (() => new Date())
   const metrics = (deps.metrics ?? new Metrics()).watch({
     feeds: () => feedRequestStats(feeds),
+    unknownFields: () => feedUnknownFields(feeds),
     pool: { max: () => db.sql.options.max, inUse: () => db.gate.inFlight, available: () => db.gate.available },
   })
   const runner = deps.runner ?? new CollectorRunner({ db, store: storage, feeds, log, config, currentWar, versions, metrics })

@@ -34,7 +34,7 @@ async function main() {
   const log = createLogger(config.logLevel)
   const db = await openDatabase(config, log)
   const store = createStore(db)
-  const feeds = createFeeds(config)
+  const feeds = createFeeds(config, { log })
   const war = new CurrentWar(config.warId, feeds.upstream, log)
   // Answers kept ready follow every committed write: this process's own at once, other
   // processes' (replicas, `npm run collect`) through LISTEN on the primary.

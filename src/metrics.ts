@@ -27,9 +27,18 @@ export interface CollectorCounts {
 /** One feed endpoint's counters (feeds/throttle.ts RequestStats), with the feed it belongs to. */
 export type FeedEndpointCounts = RequestStats & { feed: string }
 
+/** Payloads of a feed endpoint that carried a top-level field the service does not know (feeds/schema.ts UnknownFields). */
+export interface UnknownFieldCounts {
+  feed: string
+  endpoint: string
+  field: string
+  count: number
+}
+
 export interface MetricSources {
   collectors?: () => Record<string, CollectorCounts>
   feeds?: () => FeedEndpointCounts[]
+  unknownFields?: () => UnknownFieldCounts[]
   /** The pool: its size and the operations holding (or waiting for) one of its connections (db/gate.ts). */
   pool?: { max: () => number; inUse: () => number; available: () => boolean }
   /** The event stream's hub (push/stream.ts): open streams, events sent, clients refused or closed for not reading. */
@@ -205,6 +214,16 @@ export class Metrics {
           this.inc({ ...labels, outcome: 'rate_limited' }, e.rateLimited)
           this.inc({ ...labels, outcome: 'error' }, e.errors)
         }
+      },
+    })
+    new Counter({
+      name: 'feed_unknown_fields_total',
+      help: 'Feed payloads received with a top-level field the service does not know, by feed, endpoint and field (the field is logged once when first seen)',
+      labelNames: ['feed', 'endpoint', 'field'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset()
+        for (const u of self.sources.unknownFields?.() ?? []) this.inc({ feed: u.feed, endpoint: u.endpoint, field: u.field }, u.count)
       },
     })
     new Gauge({

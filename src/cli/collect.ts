@@ -22,7 +22,7 @@ try {
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel)
   const db = await openDatabase({ ...config, databaseReadUrl: undefined }, log)
   try {
-    const feeds = createFeeds(config)
+    const feeds = createFeeds(config, { log })
     const runner = new CollectorRunner({ db, store: createStore(db), feeds, log, config, currentWar: new CurrentWar(config.warId, feeds.upstream, log) })
     const summary = await runner.runOnce(COLLECTORS[name as CollectorName], { warId: warArg ? Number(warArg) : undefined })
     process.stdout.write(JSON.stringify(summary) + '\n')

@@ -4,7 +4,8 @@
  * service stores or derives from are plain, hence required and type-checked; fields it
  * does not read are wrapped in `Unread(...)`: documented, reported when they go missing,
  * never checked. So a feed that drops or adds a field the service does not read keeps
- * working, and what changed is reported as drift (logged once per collector run).
+ * working, and what changed is reported as drift (logged once per collector run); a
+ * top-level field a feed adds is also counted and logged once (UnknownFields).
  */
 import type { Static, TArray, TObject, TSchema } from '@sinclair/typebox'
 import { Kind, OptionalKind, Type } from '@sinclair/typebox'
@@ -103,6 +104,35 @@ export function compileParser<S extends TSchema>(schema: S, label: string): Pars
   return Object.assign((value: unknown) => ({ data: checked(value), drift: driftOf(schema, value) }), { checked })
 }
 
+/** An array read item by item: the items of the documented shape, and why each other one was left out. */
+export interface ItemsRead<T> {
+  items: T[]
+  rejected: PayloadError[]
+}
+
+/**
+ * A reader of an array whose items are worth keeping one by one (the Status's regions,
+ * stations, resources, events): an item of the wrong shape is left out and named, never
+ * failing the rest or the payload. Absent (undefined) reads as no items.
+ */
+export function compileItemsReader<S extends TSchema>(schema: S, label: string): (value: unknown) => ItemsRead<Static<S>> {
+  const check = TypeCompiler.Compile(checkedSchema(schema))
+  return (value) => {
+    if (value === undefined) return { items: [], rejected: [] }
+    if (!Array.isArray(value)) return { items: [], rejected: [new PayloadError(label, '', 'not an array')] }
+    const items: Static<S>[] = []
+    const rejected: PayloadError[] = []
+    value.forEach((item, i) => {
+      if (check.Check(item)) items.push(item)
+      else {
+        const first = check.Errors(item).First()
+        rejected.push(new PayloadError(label, `/${i}${first?.path ?? ''}`, first?.message ?? 'invalid value'))
+      }
+    })
+    return { items, rejected }
+  }
+}
+
 /** The drift of a value that passed its schema. */
 export function driftOf(schema: TSchema, value: unknown): Drift {
   const missing = new Set<string>()
@@ -126,4 +156,52 @@ function walk(schema: TSchema, value: unknown, path: string, missing: Set<string
     for (const item of value) walk((schema as TArray).items, item, `${path}/*`, missing, unknown)
   }
   // Unions, records and open values are not walked: their shapes are open by design.
+}
+
+/** The top-level fields of a payload that its schema does not declare: its drift's unknown paths one level deep. */
+export const unknownTopLevel = (drift: Drift): string[] => drift.unknown.filter((p) => p.lastIndexOf('/') === 0).map((p) => p.slice(1))
+
+/** Payloads seen with a top-level field their schema does not declare, per endpoint and field (/metrics). */
+export interface UnknownFieldCount {
+  feed: string
+  endpoint: string
+  field: string
+  count: number
+}
+
+/** Distinct (endpoint, field) pairs counted; past it, new ones count as OTHER_FIELDS, so a feed gone wild cannot grow the metric without bound. */
+export const MAX_UNKNOWN_FIELDS = 64
+export const OTHER_FIELDS = '(others)'
+
+/**
+ * The top-level fields a feed added that the service does not know yet, from each payload's
+ * drift: counted per payload received (cache hits are not payloads), and reported once per
+ * endpoint and field when first seen (`onFirst`), where the collectors' run lines repeat
+ * their drift at every run.
+ */
+export class UnknownFields {
+  private readonly counts = new Map<string, UnknownFieldCount>()
+
+  constructor(
+    readonly feed: string,
+    private readonly onFirst: (seen: { feed: string; endpoint: string; field: string }) => void = () => {},
+  ) {}
+
+  note(endpoint: string, drift: Drift): void {
+    if (drift.unknown.length === 0) return
+    const key = (field: string) => `${endpoint}\0${field}`
+    for (const name of unknownTopLevel(drift)) {
+      const field = this.counts.has(key(name)) || this.counts.size < MAX_UNKNOWN_FIELDS ? name : OTHER_FIELDS
+      let entry = this.counts.get(key(field))
+      if (!entry) {
+        this.counts.set(key(field), (entry = { feed: this.feed, endpoint, field, count: 0 }))
+        this.onFirst({ feed: this.feed, endpoint, field })
+      }
+      entry.count++
+    }
+  }
+
+  stats(): UnknownFieldCount[] {
+    return [...this.counts.values()].map((c) => ({ ...c }))
+  }
 }

@@ -8,8 +8,21 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { FetchLike } from './http.ts'
 import { fetchJson } from './http.ts'
-import { compileParser, Unread, type Parser } from './schema.ts'
+import { compileParser, UnknownFields, Unread, type Parsed, type Parser, type UnknownFieldCount } from './schema.ts'
 import { RequestCounts, THROTTLE_CONFIG, ThrottledEndpoint, type EndpointStats, type Fetched, type GetOptions, type RequestStats } from './throttle.ts'
+import {
+  GlobalEventSchema,
+  GlobalResourceSchema,
+  parseGalacticWarEffects,
+  parseSpaceStation,
+  PlanetRegionInfoSchema,
+  PlanetRegionStatusSchema,
+  SpaceStationStatusSchema,
+  type GalacticWarEffect,
+  type SpaceStation,
+} from './upstream-2025.ts'
+
+export { GlobalEventSchema, type GlobalEvent } from './upstream-2025.ts'
 
 const Int = Type.Integer()
 const Num = Type.Number()
@@ -30,6 +43,7 @@ export const PlanetStatusSchema = Type.Object({
   health: Int,
   regenPerSecond: Num,
   players: Int,
+  /** Where the planet is now (2025+): some planets move, WarInfo keeps where they started. */
   position: Unread(Position, true),
 })
 
@@ -57,23 +71,6 @@ export const PlanetEventSchema = Type.Object({
   potentialBuildUp: Type.Optional(Int),
 })
 
-export const GlobalEventSchema = Type.Object({
-  eventId: Int,
-  id32: Int,
-  portraitId32: Int,
-  /** Missing while the war was frozen (March 2024). */
-  title: Type.Optional(Type.String()),
-  titleId32: Int,
-  message: Type.Optional(Type.String()),
-  messageId32: Int,
-  race: Int,
-  flag: Int,
-  assignmentId32: Int,
-  effectIds: IntArray,
-  planetIndices: IntArray,
-  expireTime: Type.Optional(Int),
-})
-
 export const WarStatusSchema = Type.Object({
   warId: Unread(Int),
   /** War time (seconds since war start, multiple of 10); not wall-clock. */
@@ -92,30 +89,16 @@ export const WarStatusSchema = Type.Object({
   activeElectionPolicyEffects: Unread(Type.Array(Type.Unknown()), true),
   globalEvents: Unread(Type.Array(GlobalEventSchema)),
   superEarthWarResults: Unread(Type.Array(Type.Unknown()), true),
-  planetRegions: Unread(
-    Type.Array(
-      Type.Object({
-        planetIndex: Int,
-        regionIndex: Int,
-        owner: Int,
-        health: Int,
-        /** Upstream spelling. */
-        regerPerSecond: Type.Optional(Num),
-        availabilityFactor: Type.Optional(Num),
-        isAvailable: Type.Optional(Type.Boolean()),
-        players: Int,
-      }),
-    ),
-    true,
-  ),
-  spaceStations: Unread(Type.Array(Type.Object({ id32: Int, planetIndex: Int })), true),
-  globalResources: Unread(Type.Array(Type.Object({ id32: Int, currentValue: Num, maxValue: Num })), true),
+  // The 2025+ surfaces (feeds/upstream-2025.ts), not stored yet: typed, never checked.
+  /** The planets' regions in play at this tick. */
+  planetRegions: Unread(Type.Array(PlanetRegionStatusSchema), true),
+  spaceStations: Unread(Type.Array(SpaceStationStatusSchema), true),
+  globalResources: Unread(Type.Array(GlobalResourceSchema), true),
   layoutVersion: Unread(Int, true),
 })
 export type PlanetStatus = Static<typeof PlanetStatusSchema>
 export type Campaign = Static<typeof CampaignSchema>
 export type PlanetEvent = Static<typeof PlanetEventSchema>
-export type GlobalEvent = Static<typeof GlobalEventSchema>
 export type WarStatus = Static<typeof WarStatusSchema>
 
 // ---------------------------------------------------------------- WarSeason/{id}/WarInfo
@@ -145,18 +128,7 @@ export const WarInfoSchema = Type.Object({
   planetPermanentEffects: Unread(Type.Array(Type.Unknown()), true),
   layoutVersion: Unread(Int, true),
   /** The planets' regions (cities, 2025+): settingsHash is the key of the region table (planetRegion.json); absent: none listed. */
-  planetRegions: Type.Optional(
-    Type.Array(
-      Type.Object({
-        planetIndex: Int,
-        regionIndex: Int,
-        settingsHash: Int,
-        maxHealth: Unread(Int, true),
-        /** 0 Settlement, 1 Town, 2 City, 3 MegaCity (community enum). */
-        regionSize: Unread(Int, true),
-      }),
-    ),
-  ),
+  planetRegions: Type.Optional(Type.Array(PlanetRegionInfoSchema)),
 })
 export type WarInfo = Static<typeof WarInfoSchema>
 
@@ -259,6 +231,11 @@ export const parseNewsFeed = compileParser(NewsFeedSchema, 'upstream newsfeed')
 /** The five cached upstream endpoints, in the order the health snapshot lists them. */
 export const UPSTREAM_ENDPOINTS = ['status', 'summary', 'assignment', 'newsfeed', 'warinfo'] as const
 export type UpstreamEndpoint = (typeof UPSTREAM_ENDPOINTS)[number]
+/**
+ * The cached endpoints of the 2025+ surfaces (feeds/upstream-2025.ts): counted in
+ * `requestStats` (/metrics) but not in the snapshot, whose endpoint list the spec fixes.
+ */
+export const UPSTREAM_2025_ENDPOINTS = ['spacestation', 'galacticwareffects'] as const
 /** The endpoints whose texts (titles, briefings, messages) come in the language of the request. */
 export const LOCALIZED_ENDPOINTS = ['assignment', 'newsfeed'] as const
 export type LocalizedEndpoint = (typeof LOCALIZED_ENDPOINTS)[number]
@@ -277,6 +254,8 @@ export interface UpstreamClientOptions {
   languages?: readonly string[]
   now?: () => number
   fetch?: FetchLike
+  /** Called once per endpoint and top-level field the first time a payload carries a field its schema does not declare (main.ts logs it). */
+  onUnknownField?: (seen: { feed: string; endpoint: string; field: string }) => void
 }
 
 /** A cache entry's counters; the entries of a language other than the primary name it. */
@@ -309,6 +288,10 @@ export interface UpstreamClient {
   summary(warId: number, opts?: GetOptions): Promise<Fetched<WarSummary>>
   assignments(warId: number, opts?: LanguageOptions): Promise<Fetched<Assignment[]>>
   newsfeed(warId: number, opts?: LanguageOptions): Promise<Fetched<NewsItem[]>>
+  /** A space station's tactical actions and election (`GET /SpaceStation/{war}/{id32}`; id32: DEMOCRACY_SPACE_STATION). */
+  spaceStation(warId: number, id32: number, opts?: GetOptions): Promise<Fetched<SpaceStation>>
+  /** The galactic war effects' definitions (`GET /WarSeason/GalacticWarEffects`; not per war). */
+  galacticWarEffects(opts?: GetOptions): Promise<Fetched<GalacticWarEffect[]>>
   /**
    * Uncached and not in the snapshot (whose endpoint list the spec fixes). The schedule
    * asks at start-up, once a minute and before planet-stats; CurrentWar keeps it to one
@@ -320,6 +303,8 @@ export interface UpstreamClient {
   snapshotVersion(): number
   /** Every endpoint's calls by outcome and TTL, the current-war one included (/metrics). */
   requestStats(): RequestStats[]
+  /** Payloads that carried a top-level field their schema does not declare, per endpoint and field (/metrics). */
+  unknownFields(): UnknownFieldCount[]
 }
 
 export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClient {
@@ -328,8 +313,12 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   const languages = opts.languages?.length ? [...opts.languages] : ['en-US']
   const primary = languages[0]!
   const headersOf = (language: string) => ({ Accept: 'application/json', 'Accept-Language': language, 'User-Agent': opts.userAgent })
-  const get = <T>(endpoint: string, path: string, parse: Parser<T>, language = primary) =>
-    fetchJson({ feed: 'upstream', endpoint, url: base + path, headers: headersOf(language), timeoutMs: opts.timeoutMs, parse, fetch: opts.fetch })
+  const unknownFields = new UnknownFields('upstream', opts.onUnknownField)
+  const get = <T>(endpoint: string, path: string, parse: Parser<T>, language = primary): Promise<Parsed<T>> =>
+    fetchJson({ feed: 'upstream', endpoint, url: base + path, headers: headersOf(language), timeoutMs: opts.timeoutMs, parse, fetch: opts.fetch }).then((parsed) => {
+      unknownFields.note(endpoint, parsed.drift)
+      return parsed
+    })
 
   const throttled = {
     status: new ThrottledEndpoint<WarStatus, 'status'>('status', now),
@@ -337,6 +326,10 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     assignment: new ThrottledEndpoint<Assignment[], 'assignment'>('assignment', now),
     newsfeed: new ThrottledEndpoint<NewsItem[], 'newsfeed'>('newsfeed', now),
     warinfo: new ThrottledEndpoint<WarInfo, 'warinfo'>('warinfo', now),
+  }
+  const later = {
+    spacestation: new ThrottledEndpoint<SpaceStation, 'spacestation'>('spacestation', now),
+    galacticwareffects: new ThrottledEndpoint<GalacticWarEffect[], 'galacticwareffects'>('galacticwareffects', now),
   }
   // The other languages' entries exist from the start, so the snapshot shows every
   // configured language before its first fetch. Each has its own TTL and counters: the
@@ -378,6 +371,9 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     // Without maxEntries only ~10 items come back; without fromTimestamp the upstream
     // sometimes fails. These are the values the community API syncs with.
     newsfeed: inLanguage((e) => e.newsfeed, (w) => `/NewsFeed/${w}?maxEntries=1024&fromTimestamp=1000`, parseNewsFeed),
+    spaceStation: (warId, id32, o) =>
+      later.spacestation.get(`${warId}/${id32}`, () => get('spacestation', `/SpaceStation/${warId}/${id32}`, parseSpaceStation), o),
+    galacticWarEffects: (o) => later.galacticwareffects.get('all', () => get('galacticwareffects', '/WarSeason/GalacticWarEffects', parseGalacticWarEffects), o),
     currentWarId: async () => (await warIdRequests.track(get('warid', '/WarSeason/current/WarID', parseCurrentWar))).data.id,
     snapshot: () => ({
       config: { ...THROTTLE_CONFIG },
@@ -400,11 +396,12 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
       return version
     },
     requestStats: () => [
-      ...UPSTREAM_ENDPOINTS.map((name) => {
-        const { endpoint, ttlS, hits, ok, rateLimited, errors } = throttled[name].stats()
+      ...[...UPSTREAM_ENDPOINTS.map((name) => throttled[name]), ...UPSTREAM_2025_ENDPOINTS.map((name) => later[name])].map((entry) => {
+        const { endpoint, ttlS, hits, ok, rateLimited, errors } = entry.stats()
         return { endpoint, ttlS, hits, ok, rateLimited, errors }
       }),
       warIdRequests.stats(),
     ],
+    unknownFields: () => unknownFields.stats(),
   }
 }

@@ -8,6 +8,9 @@ import warInfoSample from '../../assets/upstream-samples/arrowhead/warinfo_801_2
 import summarySample from '../../assets/upstream-samples/arrowhead/DERIVED_summary_801_from_community_excerpt.json'
 import assignmentSample from '../../assets/upstream-samples/arrowhead/assignment_v2_801_eradicate_multi_task_mockserver.json'
 import newsSample from '../../assets/upstream-samples/arrowhead/newsfeed_801_default_10_items_daveydoodles97.json'
+import status2025Sample from '../../assets/upstream-samples/arrowhead/warstatus_801_2025-battle-for-super-earth_EXCERPT_mockserver.json'
+import effectsSample from '../../assets/upstream-samples/arrowhead/galacticwareffects_2025_EXCERPT_mockserver.json'
+import regionTable from '../../assets/upstream-samples/static/helldivers-2-json__planets_planetRegion.json'
 import planetNames from '../../assets/upstream-samples/static/helldivers-2-json__planets_planets.json'
 import biomes from '../../assets/upstream-samples/static/helldivers-2-json__planets_biomes.json'
 import factions from '../../assets/upstream-samples/static/helldivers-2-json__factions.json'
@@ -18,6 +21,7 @@ import {
   parseWarInfo,
   parseWarStatus,
 } from '../feeds/upstream.ts'
+import { parseGalacticWarEffects } from '../feeds/upstream-2025.ts'
 
 export const STATUS_SAMPLE = parseWarStatus(statusSample).data
 export const WAR_INFO_SAMPLE = parseWarInfo(warInfoSample).data
@@ -26,6 +30,18 @@ export const WAR_INFO_SAMPLE = parseWarInfo(warInfoSample).data
 export const SUMMARY_SAMPLE = summarySample
 export const ASSIGNMENT_SAMPLE = parseAssignments(assignmentSample).data
 export const NEWS_SAMPLE = parseNewsFeed(newsSample).data
+/** A 2025 status (regions, global events and resources); its global resource seeds the simulated one. */
+export const STATUS_2025_SAMPLE = parseWarStatus(status2025Sample).data
+/** Real effect definitions (2025), served beside the ones the simulator makes up for its own effects. */
+export const EFFECTS_SAMPLE = parseGalacticWarEffects(effectsSample).data
+
+/**
+ * The region settings hashes the simulator names its regions with: the shipped table's
+ * Super Earth cities (its other entries are Automaton factories), in the table's order.
+ */
+export const REGION_HASHES: readonly number[] = Object.entries(regionTable as Record<string, { region_faction?: string }>)
+  .filter(([, r]) => r.region_faction === 'Super Earth')
+  .map(([hash]) => Number(hash))
 
 export interface PlanetName {
   name: string

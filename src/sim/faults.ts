@@ -26,7 +26,7 @@ export const FaultSpecSchema = Type.Object(
     kind: Type.Union(FAULT_KINDS.map((k) => Type.Literal(k))),
     /** Default upstream. */
     feed: Type.Optional(Type.Union(SIM_FEEDS.map((f) => Type.Literal(f)))),
-    /** upstream: warid, status, warinfo, summary, assignment, newsfeed; community: planets; pcstore: players. Default: all. */
+    /** upstream: warid, status, warinfo, summary, assignment, newsfeed, spacestation, galacticwareffects; community: planets; pcstore: players. Default: all. */
     endpoint: Type.Optional(Type.String({ minLength: 1 })),
     /** Number of responses to affect; with neither count nor durationMs the fault lasts until cleared. */
     count: Type.Optional(Type.Integer({ minimum: 1 })),

@@ -1,6 +1,7 @@
 /**
  * HTTP face of the simulator: the three feeds under one port, plus a control API.
- *   {url}/upstream/api/...                         upstream (paths case-insensitive, as upstream)
+ *   {url}/upstream/api/...                         upstream (paths case-insensitive, as upstream), the 2025
+ *                                                  endpoints included: /SpaceStation/{war}/{id32}, /WarSeason/GalacticWarEffects
  *   {url}/community/api/v1/planets                 community (X-Super-* headers required)
  *   {url}/pcstore/ISteamUserStats/GetNumberOfCurrentPlayers/v1/?appid=
  *   {url}/control/...                              state, faults, reset, clock, request counts
@@ -117,6 +118,14 @@ export function startSimulator(opts: SimulatorOptions = {}): Simulator {
 
   function upstreamRoute(path: string, query: URLSearchParams, headers: Headers): FeedRoute | undefined {
     if (path === '/warseason/current/warid') return { feed: 'upstream', endpoint: 'warid', render: () => ({ id: world.currentWarId }) }
+    const language = languageOf(headers.get('accept-language'))
+    // Not per war: the current war's effects.
+    if (path === '/warseason/galacticwareffects') return { feed: 'upstream', endpoint: 'galacticwareffects', render: () => world.current().galacticWarEffects() }
+    const station = /^\/spacestation\/(\d+)\/(\d+)$/.exec(path)
+    if (station) {
+      // An unknown war or station: an empty 404, as for the other endpoints.
+      return { feed: 'upstream', endpoint: 'spacestation', render: () => world.war(Number(station[1]))?.spaceStation(Number(station[2]), language), missing: () => new Response(null, { status: 404 }) }
+    }
     const match =
       /^\/warseason\/(\d+)\/(status|warinfo|wartime)$/.exec(path) ??
       /^\/(stats)\/war\/(\d+)\/summary$/.exec(path) ??
@@ -127,9 +136,9 @@ export function startSimulator(opts: SimulatorOptions = {}): Simulator {
     const endpoint = /^\d+$/.test(a) ? b : a === 'stats' ? 'summary' : a
     const warId = Number(/^\d+$/.test(a) ? a : b)
     const war = () => world.war(warId)
-    const language = languageOf(headers.get('accept-language'))
     const renderers: Record<string, () => unknown> = {
-      status: () => war()?.status(),
+      // Its global events' texts are in the request's language.
+      status: () => war()?.status(language),
       warinfo: () => war()?.warInfo(),
       wartime: () => { const w = war(); return w && { time: w.time } },
       summary: () => war()?.summary(),

@@ -55,6 +55,37 @@ export const lostText = (planet: string) =>
 export const defendText = (planet: string) =>
   `<i=3>DEFEND ${planet.toUpperCase()}</i>\nThe enemy has launched an invasion of ${planet}. Hold the line until SEAF reinforcements arrive.`
 
+/** Global events (2025+): a title and a message each. */
+export const defenseBriefing = (planet: string) => ({
+  title: `DEFEND ${planet.toUpperCase()}`,
+  message: `The enemy has launched an invasion of ${planet}. Hold the line until SEAF reinforcements arrive.`,
+})
+
+export const liberationResult = (planet: string) => ({
+  title: 'SUCCESS',
+  message: `${planet} has been returned to the care of Managed Democracy. Well done, Helldivers.`,
+})
+
+export const stationBriefing = (planet: string) => ({
+  title: 'DEMOCRACY SPACE STATION',
+  message: `The Democracy Space Station orbits ${planet}. Cast your vote for its next orbit before the election closes.`,
+})
+
+export const INTEL_BRIEFING = {
+  title: 'SEAF INTELLIGENCE',
+  message: 'Automaton fleet movements detected near the front. Stand by for new orders.',
+}
+
+export const fleetDepleted = {
+  title: 'SUCCESS',
+  message: 'The Automaton fleet has been broken. Its remnants withdraw to rebuild: press the advantage while it lasts.',
+}
+
+export const fleetRebuilt = {
+  title: 'AUTOMATON FLEET REBUILT',
+  message: 'The Automaton fleet is back at full strength. Every mission against it wears it down again.',
+}
+
 export const newOrderText = (brief: string) => `NEW MAJOR ORDER\n${brief}`
 
 export const orderEndText = (won: boolean) =>

@@ -5,168 +5,41 @@
  * Determinism: every random draw hashes (seed, step or time, salt), so a war replayed
  * to the same step with the same seed is identical, whatever the wall clock did.
  */
-import type {
-  Assignment,
-  Campaign,
-  GalaxyStats,
-  GlobalEvent,
-  NewsItem,
-  PlanetEvent,
-  PlanetStatus,
-  Task,
-  WarInfo,
-  WarStatus,
-  WarSummary,
-} from '../feeds/upstream.ts'
+import type { Assignment, Campaign, GalaxyStats, NewsItem, PlanetEvent, PlanetStatus, WarInfo, WarStatus, WarSummary } from '../feeds/upstream.ts'
+import type { GalacticWarEffect, SpaceStation } from '../feeds/upstream-2025.ts'
 import { ASSIGNMENT_SAMPLE, NEWS_SAMPLE, STATUS_SAMPLE, SUMMARY_SAMPLE, WAR_INFO_SAMPLE, planetName } from './assets.ts'
-import { countersFrom, PLACEHOLDER_ROWS, renderCounters, zeroCounters, type Counters } from './counters.ts'
+import { Statistics } from './counters.ts'
 import { Crowd, playersTotalAt } from './crowd.ts'
 import { CAPTURED, defenseImpact, eventMaxHealth, liberationImpact, ownerBy, regenFor, withdrawn } from './fronts.ts'
+import { AUTOMATONS, DAY_S, HUMANS, STEP_S, TERMINIDS } from './constants.ts'
+import { NEIGHBOURS, supplyLines } from './galaxy.ts'
 import { localize } from './languages.ts'
+import { OPENING } from './opening.ts'
+import { linksOf, OrderBook, valueOf, VT, type Order, type OrderWar } from './orders.ts'
 import { gauss, hash32, pick, rand } from './random.ts'
+import { RESULT_S, Surfaces, type SurfacedWar, type SurfacesView } from './surfaces.ts'
 import * as text from './texts.ts'
 
-export const STEP_S = 10
+export { OPENING, STEP_S }
+export { goalOf, planetOf, TASK_TYPES } from './orders.ts'
 /** War time runs slightly slower than real time (99.3–99.85 % measured). */
 export const WAR_TIME_RATE = 0.995
 /** War 801 resumes just after the newest real dispatch sample (published 2899330). */
 export const START_WAR_TIME_801 = 2_899_400
 
-const HUMANS = 1
-const TERMINIDS = 2
-const AUTOMATONS = 3
 const HUMAN_REGEN = 1388.8889
-const MEDALS_ID32 = 897894480
-const DAY_S = 86_400
 const HOUR_STEPS = 3600 / STEP_S
 const MAX_CAMPAIGNS = 12
 
-// Salts keep independent draws apart (1-7: the players' spread, crowd.ts).
+// Salts keep independent draws apart (1-7: the players' spread, crowd.ts; 13: the orders, orders.ts; 14: the win rates, counters.ts; 16: the supply lines, galaxy.ts).
 const S = {
   impact: 8,
-  newCampaign: 9, defense: 10, defensePick: 11, flavor: 12, order: 13, win: 14, effect: 15,
-  supply: 16, showcase: 17, regen: 18, withdraw: 19, live: 20, retake: 21,
+  newCampaign: 9, defense: 10, defensePick: 11, flavor: 12, effect: 15,
+  showcase: 17, regen: 18, withdraw: 19, live: 20, retake: 21,
 } as const
-
-/** Task types (helldivers-2/json assignments/tasks/task/type.json). */
-export const TASK_TYPES = {
-  extract: 2, eradicate: 3, completeMissions: 7, completeOperations: 9, liberation: 11, defense: 12, control: 13, expand: 15,
-} as const
-/** Value types of a task's values (assignments/tasks/task/valueTypes.json). */
-const VT = { race: 1, goal: 3, difficulty: 9, locationType: 11, locationIndex: 12 } as const
-/** The ten value slots of an Eradicate task, as real payloads carry them. */
-const ERADICATE_VALUE_TYPES = [1, 2, 3, 4, 6, 5, 8, 9, 11, 12]
-
-/** A task's first value of `valueType`. */
-function valueOf(task: Task, valueType: number): number | undefined {
-  const k = task.valueTypes.indexOf(valueType)
-  return k < 0 ? undefined : task.values[k]
-}
-/** Its goal (value type 3), 1 without one. */
-export const goalOf = (task: Task): number => Math.max(1, valueOf(task, VT.goal) ?? 1)
-/** The planet it names: location_index when location_type is 1 (planet). */
-export const planetOf = (task: Task): number | undefined =>
-  valueOf(task, VT.locationType) === 1 ? valueOf(task, VT.locationIndex) : undefined
-/** Share of missions played at `difficulty` or higher (0: every mission). */
-const difficultyShare = (difficulty: number) => (difficulty <= 1 ? 1 : Math.max(0.1, 1 - (difficulty - 1) / 10))
-/** A squad of four shares one mission; the summary counts it once per player. */
-const SQUAD = 4
-/** Missions per operation. */
-const MISSIONS_PER_OPERATION = 3
-/** Missions that end with an extraction. */
-const EXTRACTED = 0.85
-
-/**
- * How the simulated war of 801 resumes, so that `npm run demo` (speed 1) shows every case
- * within its first minutes: the captured defense is in its last minutes (lost), a second
- * one is all but won, a third begins when one of them ends; a showcase order with a task
- * of every kind runs beside the captured order.
- */
-export const OPENING = {
-  /** War seconds left to the captured defense (17.5 min in the capture). */
-  capturedDefenseLeftS: 210,
-  /** Steps the near-won defense holds out at the players it starts with. */
-  holdoutSteps: 12,
-  /** War seconds after the start at which the third defense begins (when a slot is free). */
-  nextDefenseAfterS: 150,
-  /** How long the showcase order runs, and how long the crowd first rallies to its liberation target. */
-  showcaseS: 2 * 86_400,
-  showcaseRallyS: 86_400,
-  /**
-   * When the demo goes live after a day or more of history (WarOptions.liveAtTick), its
-   * opening is staged `leadS` before, so that the service has ticks of it in its window: a
-   * showcase order again, its liberation target the front the crowd can push hardest (the
-   * lowest regeneration), where it rallies for `rallyS`; one defense set to be won in about
-   * `winningS` at its players' pace, another with `losingTakenShare` of its health taken and
-   * `losingLeftS` to go when the demo goes live, too far behind to be won. No other defense
-   * begins the day before.
-   */
-  live: { leadS: 2 * 3600, rallyS: 3 * 3600, winningS: 6 * 3600, losingLeftS: 3 * 3600, losingTakenShare: 0.15 },
-} as const
-
-/** Planets joined by a supply line (WarInfo waypoints, stored on one end only). */
-const NEIGHBOURS: ReadonlyMap<number, readonly number[]> = (() => {
-  const map = new Map<number, number[]>()
-  const link = (a: number, b: number) => {
-    const list = map.get(a) ?? []
-    if (!list.includes(b)) map.set(a, [...list, b])
-  }
-  for (const p of WAR_INFO_SAMPLE.planetInfos) {
-    for (const w of p.waypoints) {
-      link(p.index, w)
-      link(w, p.index)
-    }
-  }
-  return map
-})()
 
 /** Galactic effects a front carries (ids of the shipped effects table: gloom, enemy strains and surges, an exostorm). */
 const FRONT_EFFECTS = [1186, 1243, 1285, 1355, 1360, 1373]
-
-/**
- * A major order. Progress per task type, from the war's own state:
- *   Eradicate             kills of its race (0: any) on its planet (if any), a share per task
- *   CompleteMissions      missions won against its race, at its difficulty or higher (squads of four)
- *   CompleteOperations    the same, three missions an operation
- *   Extract               the same, the missions that extracted
- *   Liberation, Control   1 while the players hold its planet, else 0
- *   Defense               defenses won against its race since the order began, capped at the goal
- *   Expand                planets liberated since the order began
- * An order is completed when every task reaches its goal (one with a Control task only at
- * its expiry: holding is judged then) and stays listed a while with its final progress; it
- * fails when it expires first.
- */
-interface Order {
-  id32: number
-  startTime?: number
-  endTime: number
-  brief: string
-  tasks: Task[]
-  progress: number[]
-  /** Per task, the war's tally it counts from (defenses won, planets liberated) when the order began. */
-  base: number[]
-  reward: number
-  flags: number
-  /** Runs beside the regular orders, which come one at a time. */
-  showcase?: boolean
-  /** War time it was completed: it stays listed, its progress final, for ORDER_LINGER_S. */
-  completedAt?: number
-}
-
-/** A counting task of an order, as `credit` reads it (War.creditRules). */
-interface CreditRule {
-  /** Its slot in the order's tasks and progress. */
-  i: number
-  type: number
-  /** The race it counts (0: any) and the planet (undefined: any). */
-  race: number
-  at: number | undefined
-  /** Of kills (Eradicate), else of the missions won (its difficulty's share). */
-  share: number
-}
-
-/** How long a completed order stays listed, at its goals (longer than the collectors' 5-minute tick, so they see it done). */
-const ORDER_LINGER_S = 1800
 
 export { playersTotalAt }
 
@@ -204,15 +77,13 @@ export class War {
   private events: PlanetEvent[]
   private jointOps: { id: number; planetIndex: number; hqNodeIndex: number }[]
   private attacks: { source: number; target: number }[]
-  private globalEvents: GlobalEvent[]
+  /** Regions, the space station, global events and resources, moving planets (surfaces.ts). */
+  private readonly surfaces: Surfaces
   private readonly news: NewsItem[]
-  private orders: Order[]
-  private nextOrderAt: number
-  private ordersCreated = 0
-  private readonly counters = new Map<number, Counters>()
-  private readonly galaxy: Counters
+  private readonly orders: OrderBook
+  private readonly statistics: Statistics
   private readonly crowd: Crowd
-  private readonly ids: { campaign: number; event: number; dispatch: number; globalEvent: number }
+  private readonly ids: { campaign: number; event: number; dispatch: number }
   /** What order tasks count: defenses won per attacking race, planets liberated. */
   private readonly tally = { defensesWon: new Map<number, number>(), liberated: 0 }
   /** Planets the players liberated: when, and from whom (CAPTURED.retake). */
@@ -222,14 +93,14 @@ export class War {
   /** The step the live opening is staged at (OPENING.live), and the front the crowd rallies to until a war time. */
   private readonly liveStageTick?: number
   private rally?: { planetIndex: number; until: number }
-  private readonly winRates = new Map<number, number>()
-  private readonly credits = new WeakMap<Order, CreditRule[]>()
 
   constructor(opts: WarOptions) {
     this.seed = opts.seed
     this.warId = opts.warId
     this.crowd = new Crowd(opts.seed)
     const fromSamples = opts.from === 'samples'
+    this.statistics = new Statistics(opts.seed, fromSamples ? SUMMARY_SAMPLE : undefined)
+    let orders: Order[] = []
     this.startDate = fromSamples ? WAR_INFO_SAMPLE.startDate : (opts.startDate ?? Math.floor(Date.now() / 1000))
     this.startWarTime = fromSamples ? START_WAR_TIME_801 : 0
 
@@ -243,11 +114,8 @@ export class War {
       }))
       this.jointOps = (STATUS_SAMPLE.jointOperations ?? []).map((j) => ({ ...j }))
       this.attacks = (STATUS_SAMPLE.planetAttacks ?? []).map((a) => ({ ...a }))
-      this.globalEvents = (STATUS_SAMPLE.globalEvents ?? []).map((g) => ({ ...g }))
       this.news = NEWS_SAMPLE.map((n) => ({ ...n }))
-      for (const row of SUMMARY_SAMPLE.planets_stats ?? []) this.counters.set(row.planetIndex, countersFrom(row))
-      this.galaxy = countersFrom(SUMMARY_SAMPLE.galaxy_stats)
-      this.orders = ASSIGNMENT_SAMPLE.map((mo) => ({
+      orders = ASSIGNMENT_SAMPLE.map((mo) => ({
         id32: mo.id32, endTime: this.startWarTime + mo.expiresIn, brief: mo.setting.overrideBrief,
         tasks: mo.setting.tasks, progress: [...mo.progress], base: mo.setting.tasks.map(() => 0),
         reward: mo.setting.reward?.amount ?? 50, flags: mo.setting.flags,
@@ -261,14 +129,11 @@ export class War {
       this.events = []
       this.jointOps = []
       this.attacks = []
-      this.globalEvents = []
       this.news = []
-      this.galaxy = zeroCounters()
-      this.orders = []
     }
     // A resumed war keeps the captured regeneration until its owner's next level.
     if (!fromSamples) for (const p of this.planets) if (p.owner !== HUMANS) p.regenPerSecond = this.regenOf(p.index)
-    this.nextOrderAt = this.startWarTime + 3600
+    this.orders = new OrderBook(this.orderWar(), orders, this.startWarTime + 3600)
     const stageAt = (opts.liveAtTick ?? 0) - OPENING.live.leadS / STEP_S
     if (stageAt >= DAY_S / STEP_S) this.liveStageTick = stageAt
     const maxId = (xs: { id: number }[], fallback: number) => Math.max(fallback, ...xs.map((x) => x.id))
@@ -276,15 +141,17 @@ export class War {
       campaign: maxId(this.campaigns, 50_000) + 1,
       event: maxId(this.events, 4_311) + 1,
       dispatch: opts.firstDispatchId ?? maxId(this.news, 2_806) + 1,
-      globalEvent: Math.max(1_499_086, ...this.globalEvents.map((g) => g.eventId)) + 1,
     }
     // A war always has fronts: top up to three liberation campaigns.
     while (this.campaigns.length < 3 && this.spawnCampaign(-this.campaigns.length - 1)) {}
     this.refreshAttacks()
+    const captured = fromSamples ? (STATUS_SAMPLE.globalEvents ?? []) : []
+    this.surfaces = new Surfaces(this.surfacedWar(), this.time, { initial: captured, nextId: Math.max(1_499_086, ...captured.map((g) => g.eventId)) + 1 })
     const holdout = fromSamples ? this.openWithShowcase() : undefined
     this.distributePlayers(this.time)
     // All but won: it holds out about OPENING.holdoutSteps steps at the players it starts with.
     if (holdout) holdout.health = Math.max(1, this.defenseDamage(holdout.planetIndex)) * OPENING.holdoutSteps
+    if (fromSamples) this.surfaces.stage(this.time, this.time)
   }
 
   /**
@@ -310,28 +177,13 @@ export class War {
   }
 
   /**
-   * The showcase order (OPENING): a task of every type against `race`, liberating `front`
-   * and holding `hold`, beside the regular orders; the crowd rallies to its front for `rallyS`.
+   * The showcase order (OPENING, orders.ts): a task of every type against `race`,
+   * liberating `front` and holding `hold`; the crowd rallies to its front for `rallyS`.
    */
   private issueShowcase(race: number, front: number | undefined, hold: number, id32: number, rallyS: number, r: (k: number) => number): void {
     const t = this.time
     if (front !== undefined) this.rally = { planetIndex: front, until: t + rallyS }
-    const endTime = t + OPENING.showcaseS
-    const counted = (type: number, valueTypes: number[], values: number[]) => ({ type, values, valueTypes })
-    const tasks: Task[] = [
-      counted(TASK_TYPES.extract, [VT.goal, VT.difficulty], [this.countGoal(TASK_TYPES.extract, 0, 7, t, endTime, r(5)), 7]),
-      counted(TASK_TYPES.eradicate, ERADICATE_VALUE_TYPES, [race, 0, this.countGoal(TASK_TYPES.eradicate, race, 0, t, endTime, r(6)), 0, 0, 0, 0, 0, 0, 0]),
-      counted(TASK_TYPES.completeMissions, [VT.race, VT.goal], [race, this.countGoal(TASK_TYPES.completeMissions, race, 0, t, endTime, r(7))]),
-      counted(TASK_TYPES.completeOperations, [VT.goal, VT.difficulty], [this.countGoal(TASK_TYPES.completeOperations, 0, 4, t, endTime, r(8)), 4]),
-      ...(front !== undefined ? [counted(TASK_TYPES.liberation, [VT.goal, VT.locationType, VT.locationIndex], [1, 1, front])] : []),
-      counted(TASK_TYPES.defense, [VT.race, VT.goal], [race, 2]),
-      counted(TASK_TYPES.control, [VT.goal, VT.locationType, VT.locationIndex], [1, 1, hold]),
-      counted(TASK_TYPES.expand, [VT.goal], [1]),
-    ]
-    this.issueOrder({
-      id32, startTime: t, endTime, brief: text.SHOWCASE_BRIEF, tasks,
-      progress: tasks.map(() => 0), base: tasks.map((task) => this.tallyFor(task)), reward: 75, flags: 1, showcase: true,
-    })
+    this.orders.issueShowcase(race, front, hold, id32, t + OPENING.showcaseS, r)
   }
 
   get time(): number {
@@ -353,10 +205,14 @@ export class War {
     const t = this.time
     this.distributePlayers(t)
     this.fight(t)
-    this.accumulate()
-    this.runOrders(t)
+    this.statistics.step(this.planets, this.crowd.active, this.events, (index, race, kills, won) => this.orders.credit(index, race, kills, won))
+    this.orders.run(t)
     this.randomEvents(t)
-    if (this.tick === this.liveStageTick) this.stageLive()
+    this.surfaces.step(t, this.tick)
+    if (this.tick === this.liveStageTick) {
+      this.stageLive()
+      this.surfaces.stage(t, t + OPENING.live.leadS)
+    }
   }
 
   /** The live opening (OPENING.live): a showcase order and a rally to its front, a defense on track and one too far behind. */
@@ -388,7 +244,7 @@ export class War {
     const rally = this.rally && t < this.rally.until && this.planet(this.rally.planetIndex).owner !== HUMANS ? this.rally.planetIndex : undefined
     this.crowd.spread(t, {
       planets: this.planets, defended: this.events.map((e) => e.planetIndex), campaigns: this.campaigns.map((c) => c.planetIndex), rally,
-      targets: this.orders.flatMap((o) => o.tasks.map(planetOf)).filter((i): i is number => i !== undefined && this.planets[i]?.owner !== HUMANS),
+      targets: this.orders.targets(),
     })
   }
 
@@ -438,6 +294,7 @@ export class War {
         continue
       }
       if (planet.health === 0) {
+        this.surfaces.announce({ ...text.liberationResult(this.name(planet.index)), flag: 2, race: planet.owner, planetIndices: [planet.index], expireTime: t + RESULT_S })
         this.liberated.set(planet.index, { at: t, from: planet.owner })
         planet.owner = HUMANS
         planet.health = this.maxHealth(planet.index)
@@ -460,41 +317,10 @@ export class War {
     return players > 0 ? Math.max(1, Math.round(players * defenseImpact(this.crowd.total) * STEP_S)) : 0
   }
 
-  /**
-   * Attack lines are the players' supply lines into enemy fronts (in the captures every
-   * source is a human planet and every target a liberation campaign): a line goes when its
-   * source falls or its target is liberated; a front without one gets one, listed twice as
-   * most captured lines are, from a human neighbour (else the nearest human planet).
-   */
+  /** The attack lines after the fronts moved (galaxy.ts `supplyLines`). */
   private refreshAttacks(): void {
     const fronts = new Set(this.campaigns.map((c) => c.planetIndex).filter((i) => this.planet(i).owner !== HUMANS))
-    const kept = this.attacks.filter((a) => this.planet(a.source).owner === HUMANS && fronts.has(a.target))
-    if (kept.length !== this.attacks.length) this.attacks = kept
-    const supplied = new Set(this.attacks.map((a) => a.target))
-    for (const target of fronts) {
-      if (supplied.has(target)) continue
-      const source = this.supplySource(target)
-      if (source !== undefined) this.attacks.push({ source, target }, { source, target })
-    }
-  }
-
-  private supplySource(target: number): number | undefined {
-    const human = (i: number) => this.planets[i]?.owner === HUMANS
-    const near = (NEIGHBOURS.get(target) ?? []).filter(human)
-    if (near.length > 0) return pick(near, rand(this.seed, S.supply, target))
-    const at = WAR_INFO_SAMPLE.planetInfos[target]?.position
-    if (!at) return undefined
-    let best: number | undefined
-    let bestD = Infinity
-    for (const p of WAR_INFO_SAMPLE.planetInfos) {
-      if (!human(p.index) || p.index === target) continue
-      const d = (p.position.x - at.x) ** 2 + (p.position.y - at.y) ** 2
-      if (d < bestD) {
-        best = p.index
-        bestD = d
-      }
-    }
-    return best
+    this.attacks = supplyLines(this.seed, this.attacks, fronts, this.planets)
   }
 
   /**
@@ -524,7 +350,10 @@ export class War {
       startTime, expireTime: startTime + DAY_S, campaignId, jointOperationIds: [id],
     }
     this.events.push(event)
-    if (announce) this.dispatch(text.defendText(this.name(planetIndex)))
+    if (announce) {
+      this.dispatch(text.defendText(this.name(planetIndex)))
+      this.surfaces.announce({ ...text.defenseBriefing(this.name(planetIndex)), flag: 1, race, planetIndices: [planetIndex], expireTime: event.expireTime })
+    }
     return event
   }
 
@@ -576,7 +405,7 @@ export class War {
     }
     // A new defense as often as in the captures (every 6 h while an order asks for defenses),
     // at most two at a time, on a planet next to the attacker's territory.
-    const wanted = this.orders.flatMap((o) => o.tasks.filter((task, i) => task.type === TASK_TYPES.defense && (o.progress[i] ?? 0) < goalOf(task)))
+    const wanted = this.orders.wantedDefenses()
     const rate = STEP_S / (wanted.length > 0 ? 21_600 : CAPTURED.defenseEveryS)
     const beforeLive = this.liveStageTick !== undefined && this.tick >= this.liveStageTick - DAY_S / STEP_S && this.tick < this.liveStageTick
     if (this.events.length < 2 && !beforeLive && rand(this.seed, S.defense, this.tick) < rate) {
@@ -591,217 +420,55 @@ export class War {
     }
   }
 
-  // ------------------------------------------------------------------ statistics
-
-  private accumulate(): void {
-    const raceOf = new Map(this.events.map((e) => [e.planetIndex, e.race]))
-    for (const index of this.crowd.active) {
-      const planet = this.planet(index)
-      if (planet.players === 0) continue
-      const seconds = planet.players * STEP_S
-      const missions = seconds / 1800
-      const winRate = this.winRateOf(index)
-      const race = raceOf.get(index) ?? (planet.owner === HUMANS ? TERMINIDS : planet.owner)
-      const kills = seconds * 0.05
-      let row = this.counters.get(index)
-      if (!row) this.counters.set(index, (row = zeroCounters()))
-      for (const c of [row, this.galaxy]) {
-        c.timePlayed += seconds
-        c.missionsWon += missions * winRate
-        c.missionsLost += missions * (1 - winRate)
-        if (race === TERMINIDS) c.bugKills += kills
-        else if (race === AUTOMATONS) c.automatonKills += kills
-        else c.illuminateKills += kills
-        // Hits outnumber shots, as in the real galaxy counters.
-        c.bulletsFired += seconds * 0.8
-        c.bulletsHit += seconds * 0.9
-        c.deaths += seconds / 600
-        c.friendlies += (seconds / 600) * 0.11
-      }
-      this.credit(index, race, kills, missions * winRate)
-    }
-  }
-
-  // ------------------------------------------------------------------ major orders
-
-  /** A planet's share of missions won (drawn once per planet). */
-  private winRateOf(index: number): number {
-    let rate = this.winRates.get(index)
-    if (rate === undefined) this.winRates.set(index, (rate = 0.86 + 0.1 * rand(this.seed, S.win, index)))
-    return rate
-  }
-
-  /**
-   * What each counting task of an order takes from a planet's step, read once from its
-   * tasks (they never change): the race and planet it counts, and its share (of kills, or
-   * of the missions won at its difficulty). The other task types count nothing here.
-   */
-  private creditRules(order: Order): CreditRule[] {
-    let rules = this.credits.get(order)
-    if (rules) return rules
-    rules = []
-    order.tasks.forEach((task, i) => {
-      const type = task.type
-      if (type !== TASK_TYPES.eradicate && type !== TASK_TYPES.completeMissions && type !== TASK_TYPES.completeOperations && type !== TASK_TYPES.extract) return
-      rules!.push({
-        i, type, race: valueOf(task, VT.race) ?? 0, at: planetOf(task),
-        // A kill task counts only some kills (one weapon, one difficulty), so goals take days.
-        share: type === TASK_TYPES.eradicate ? 0.05 + 0.1 * rand(this.seed, order.id32, i) : difficultyShare(valueOf(task, VT.difficulty) ?? 0),
-      })
-    })
-    this.credits.set(order, rules)
-    return rules
-  }
-
-  /** The counting tasks' share of a planet's step: its kills and the missions it won against `race`. */
-  private credit(planetIndex: number, race: number, kills: number, missionsWon: number): void {
-    for (const order of this.orders) {
-      if (order.completedAt !== undefined) continue
-      for (const rule of this.creditRules(order)) {
-        if ((rule.race !== 0 && rule.race !== race) || (rule.at !== undefined && rule.at !== planetIndex)) continue
-        let add: number
-        if (rule.type === TASK_TYPES.eradicate) add = kills * rule.share
-        else {
-          const missions = (missionsWon / SQUAD) * rule.share
-          add = rule.type === TASK_TYPES.completeMissions ? missions : rule.type === TASK_TYPES.completeOperations ? missions / MISSIONS_PER_OPERATION : missions * EXTRACTED
-        }
-        if (add > 0) order.progress[rule.i] = (order.progress[rule.i] ?? 0) + add
-      }
-    }
-  }
-
-  /** The tally a Defense or Expand task counts from (0 for the other types). */
-  private tallyFor(task: Task): number {
-    if (task.type === TASK_TYPES.expand || (task.type === TASK_TYPES.liberation && planetOf(task) === undefined)) return this.tally.liberated
-    if (task.type !== TASK_TYPES.defense) return 0
-    const race = valueOf(task, VT.race) ?? 0
-    if (race !== 0) return this.tally.defensesWon.get(race) ?? 0
-    return [...this.tally.defensesWon.values()].reduce((a, b) => a + b, 0)
-  }
-
-  /** The progress of the tasks that follow the war's state rather than its counters. */
-  private updateProgress(order: Order): void {
-    order.tasks.forEach((task, i) => {
-      const planet = planetOf(task)
-      switch (task.type) {
-        case TASK_TYPES.liberation:
-        case TASK_TYPES.control:
-          order.progress[i] = planet === undefined ? this.tallyFor(task) - (order.base[i] ?? 0) : this.planets[planet]?.owner === HUMANS ? 1 : 0
-          break
-        case TASK_TYPES.defense:
-          order.progress[i] = Math.min(goalOf(task), this.tallyFor(task) - (order.base[i] ?? 0))
-          break
-        case TASK_TYPES.expand:
-          order.progress[i] = this.tallyFor(task) - (order.base[i] ?? 0)
-          break
-      }
-    })
-  }
-
-  private runOrders(t: number): void {
-    for (const order of [...this.orders]) {
-      if (order.completedAt !== undefined) {
-        if (t >= order.completedAt + ORDER_LINGER_S || t >= order.endTime) this.orders = this.orders.filter((o) => o !== order)
-        continue
-      }
-      this.updateProgress(order)
-      const done = order.tasks.every((task, i) => (order.progress[i] ?? 0) >= goalOf(task))
-      // Holding a planet is judged when the order expires.
-      const judgedAtExpiry = order.tasks.some((task) => task.type === TASK_TYPES.control)
-      if ((done && !judgedAtExpiry) || t >= order.endTime) {
-        if (done && t < order.endTime) order.completedAt = t
-        else this.orders = this.orders.filter((o) => o !== order)
-        if (!order.showcase) this.nextOrderAt = t + 3600 * (2 + 8 * rand(this.seed, S.order, this.ordersCreated, 9))
-        this.globalEvent(text.orderEndText(done), '', done ? 2 : 3, 0)
-        this.dispatch(text.orderEndText(done))
-      }
-    }
-    if (t >= this.nextOrderAt && !this.orders.some((o) => !o.showcase && o.completedAt === undefined)) this.createOrder(t)
-  }
-
-  /** A goal for a counting task that the war's average players reach in 0.5–1× of the order's time, rounded to two digits. */
-  private countGoal(type: number, race: number, difficulty: number, from: number, to: number, r: number): number {
-    let players = 0
-    for (let k = 0; k < 48; k++) players += playersTotalAt(this.seed, from + k * 1800) / 48
-    // Per player-second: kills (0.05, a kill task's share ~0.1) or won missions (1/1800 at ~91 %, squads of four).
-    const missions = (0.91 / 1800 / SQUAD) * difficultyShare(difficulty)
-    const perS =
-      type === TASK_TYPES.eradicate ? 0.05 * 0.1
-      : type === TASK_TYPES.completeOperations ? missions / MISSIONS_PER_OPERATION
-      : type === TASK_TYPES.extract ? missions * EXTRACTED
-      : missions
-    const raw = players * (to - from) * perS * (race === 0 ? 1 : 0.5) * (0.5 + 0.5 * r)
-    const unit = 10 ** Math.max(0, Math.floor(Math.log10(Math.max(1, raw))) - 1)
-    return Math.max(1, Math.round(raw / unit) * unit)
-  }
-
-  private createOrder(t: number): void {
-    const n = this.ordersCreated++
-    const r = (k: number) => rand(this.seed, S.order, n, k)
-    const id32 = hash32(this.seed, S.order, n) || 1
-    const reward = 35 + 5 * Math.floor(r(1) * 6)
-    const endTime = t + Math.round(DAY_S * (3 + 2 * r(2)))
-    const enemyFronts = this.campaigns.filter((c) => this.planet(c.planetIndex).owner !== HUMANS)
-    const race = r(6) < 0.5 ? TERMINIDS : AUTOMATONS
-    const kind = r(3)
-    const brief = (briefs: readonly string[]) => pick(briefs, r(5)) ?? briefs[0]!
-    let tasks: Task[]
-    let briefing: string
-    if (kind < 0.3 && enemyFronts.length > 0) {
-      const targets = enemyFronts.slice(0, 1 + Math.floor(r(4) * Math.min(3, enemyFronts.length)))
-      briefing = brief(text.LIBERATE_BRIEFS)
-      tasks = targets.map((c) => ({ type: TASK_TYPES.liberation, values: [1, 1, c.planetIndex], valueTypes: [3, 11, 12] }))
-    } else if (kind < 0.5) {
-      const count = 1 + Math.floor(r(7) * 3)
-      const goal = (1 + Math.floor(r(8) * 5)) * 100_000_000
-      briefing = brief(text.ERADICATE_BRIEFS)
-      tasks = Array.from({ length: count }, () => ({
-        type: TASK_TYPES.eradicate, values: [race, 0, goal, 0, 0, 0, 0, 0, 0, 0], valueTypes: [...ERADICATE_VALUE_TYPES],
-      }))
-    } else if (kind < 0.62) {
-      briefing = brief(text.DEFEND_BRIEFS)
-      tasks = [{ type: TASK_TYPES.defense, values: [race, 1 + Math.floor(r(7) * 3)], valueTypes: [VT.race, VT.goal] }]
-    } else if (kind < 0.72) {
-      briefing = brief(text.EXPAND_BRIEFS)
-      tasks = [{ type: TASK_TYPES.expand, values: [1 + Math.floor(r(7) * 2)], valueTypes: [VT.goal] }]
-    } else if (kind < 0.82) {
-      // Hold the planets that supply the fronts against one race, and fight there.
-      const sources = [...new Set(this.attacks.filter((a) => this.planet(a.target).owner === race).map((a) => a.source))]
-      const held = sources.length > 0 ? sources : this.defenseCandidates(race, r(4), r(8))
-      const hold = held.slice(0, 1 + Math.floor(r(4) * Math.min(2, held.length)))
-      briefing = brief(text.CONTROL_BRIEFS)
-      tasks = [
-        ...hold.map((i) => ({ type: TASK_TYPES.control, values: [1, 1, i], valueTypes: [VT.goal, VT.locationType, VT.locationIndex] })),
-        { type: TASK_TYPES.completeMissions, values: [race, this.countGoal(TASK_TYPES.completeMissions, race, 0, t, endTime, r(9))], valueTypes: [VT.race, VT.goal] },
-      ]
-    } else {
-      const kinds = [TASK_TYPES.completeMissions, TASK_TYPES.completeOperations, TASK_TYPES.extract]
-      const count = 1 + Math.floor(r(7) * 3)
-      briefing = brief(text.MISSION_BRIEFS)
-      tasks = Array.from({ length: count }, (_, k) => {
-        const type = kinds[(Math.floor(r(8) * 3) + k) % 3]!
-        const difficulty = 3 + Math.floor(r(10 + k) * 5)
-        const byRace = r(20 + k) < 0.5
-        const goal = this.countGoal(type, byRace ? race : 0, byRace ? 0 : difficulty, t, endTime, r(30 + k))
-        return byRace
-          ? { type, values: [race, goal], valueTypes: [VT.race, VT.goal] }
-          : { type, values: [goal, difficulty], valueTypes: [VT.goal, VT.difficulty] }
-      })
-    }
-    this.issueOrder({
-      id32, startTime: t, endTime, brief: briefing, tasks, progress: tasks.map(() => 0),
-      base: tasks.map((task) => this.tallyFor(task)), reward, flags: 1,
-    })
-  }
-
-  private issueOrder(order: Order): void {
-    this.orders.push(order)
-    // The MO text sits entirely in the title with an empty message, as upstream does.
-    this.globalEvent(text.newOrderText(order.brief), '', 0, order.id32)
-    this.dispatch(text.newOrderText(order.brief))
-  }
-
   // ------------------------------------------------------------------ helpers
+
+  /** What the orders read of the war, and how they announce themselves (orders.ts). */
+  private orderWar(): OrderWar {
+    return {
+      seed: this.seed,
+      time: () => this.time,
+      planets: this.planets,
+      campaigns: () => this.campaigns,
+      attacks: () => this.attacks,
+      tally: this.tally,
+      defenseCandidates: (race, r1, r2) => this.defenseCandidates(race, r1, r2),
+      // The MO text sits entirely in the title with an empty message, as upstream does.
+      orderIssued: (order) => {
+        this.surfaces.announce({ title: text.newOrderText(order.brief), message: '', flag: 0, assignmentId32: order.id32, ...linksOf(order), expireTime: order.endTime })
+        this.dispatch(text.newOrderText(order.brief))
+      },
+      orderEnded: (order, won) => {
+        this.surfaces.announce({ title: text.orderEndText(won), message: '', flag: won ? 2 : 3, assignmentId32: order.id32, ...linksOf(order), expireTime: this.time + RESULT_S })
+        this.dispatch(text.orderEndText(won))
+      },
+    }
+  }
+
+  /** What the 2025 parts read of the war (surfaces.ts). */
+  private surfacedWar(): SurfacedWar {
+    return {
+      seed: this.seed,
+      warId: this.warId,
+      planets: this.planets,
+      fronts: () => {
+        const defended = new Set(this.events.map((e) => e.planetIndex))
+        return this.campaigns
+          .filter((c) => !defended.has(c.planetIndex) && this.planet(c.planetIndex).owner !== HUMANS)
+          .map((c) => ({ planet: this.planet(c.planetIndex), maxHealth: this.maxHealth(c.planetIndex) }))
+      },
+      campaignPlanets: () => this.campaigns.map((c) => c.planetIndex),
+      playersTotal: () => this.crowd.total,
+      fighting: (race) => {
+        let n = 0
+        for (const i of this.crowd.active) {
+          const p = this.planet(i)
+          if (p.owner === race || this.events.some((e) => e.planetIndex === i && e.race === race)) n += p.players
+        }
+        return n
+      },
+      name: (index) => this.name(index),
+    }
+  }
 
   private planet(index: number): PlanetStatus {
     const planet = this.planets[index]
@@ -821,25 +488,20 @@ export class War {
     this.news.push({ id: this.ids.dispatch++, published: this.time, type: 0, tagIds: [], message })
   }
 
-  private globalEvent(title: string, message: string, flag: number, assignmentId32: number): void {
-    this.globalEvents = [
-      ...this.globalEvents.slice(-2),
-      {
-        eventId: this.ids.globalEvent++, id32: 0, portraitId32: 0, title, titleId32: hash32(this.seed, this.ids.globalEvent),
-        message, messageId32: 0, race: 0, flag, assignmentId32, effectIds: [], planetIndices: [],
-      },
-    ]
-  }
-
   // ------------------------------------------------------------------ payloads (fresh copies)
 
-  status(): WarStatus {
+  /** The Status; its global events' texts in `language` (default en-US). */
+  status(language?: string): WarStatus {
+    const { planetRegions, globalEvents, spaceStations, globalResources, layoutVersion } = this.surfaces.status(language)
     return {
       warId: this.warId,
       time: this.time,
       impactMultiplier: impactMultiplierAt(this.seed, this.time),
       storyBeatId32: 0,
-      planetStatus: this.planets.map((p) => ({ ...p })),
+      planetStatus: this.planets.map((p) => {
+        const position = this.surfaces.position(p.index, this.time)
+        return position ? { ...p, position } : { ...p }
+      }),
       planetAttacks: this.attacks.map((a) => ({ ...a })),
       campaigns: this.campaigns.map((c) => ({ ...c })),
       communityTargets: [],
@@ -849,41 +511,42 @@ export class War {
       planetActiveEffects: this.campaigns.map((c) => ({
         index: c.planetIndex, galacticEffectId: FRONT_EFFECTS[hash32(this.seed, S.effect, c.id) % FRONT_EFFECTS.length]!,
       })),
+      planetRegions,
       activeElectionPolicyEffects: [],
-      globalEvents: this.globalEvents.map((g) => ({ ...g, effectIds: [...g.effectIds], planetIndices: [...g.planetIndices] })),
+      globalEvents,
       superEarthWarResults: [],
+      spaceStations,
+      globalResources,
+      layoutVersion,
     }
   }
 
   warInfo(): WarInfo {
-    return { ...structuredClone(WAR_INFO_SAMPLE), warId: this.warId, startDate: this.startDate }
+    return { ...structuredClone(WAR_INFO_SAMPLE), warId: this.warId, startDate: this.startDate, ...this.surfaces.warInfo() }
+  }
+
+  /** `GET /SpaceStation/{war}/{id32}` (undefined: no such station), texts in `language`. */
+  spaceStation(id32: number, language?: string): SpaceStation | undefined {
+    return this.surfaces.spaceStation(id32, language)
+  }
+
+  /** `GET /WarSeason/GalacticWarEffects`: every effect the war shows, defined. */
+  galacticWarEffects(): GalacticWarEffect[] {
+    return this.surfaces.effects(FRONT_EFFECTS)
+  }
+
+  /** The 2025 parts in short (control state). */
+  surfacesView(): SurfacesView {
+    return this.surfaces.view()
   }
 
   summary(): Required<WarSummary> {
-    const rows = this.planets.map((p) => ({ planetIndex: p.index, ...renderCounters(this.counters.get(p.index) ?? zeroCounters(), 0) }))
-    return {
-      // Galaxy revives are stuck at 2 upstream.
-      galaxy_stats: renderCounters(this.galaxy, 2),
-      planets_stats: [...rows, ...PLACEHOLDER_ROWS.map((r) => ({ ...r }))],
-    }
+    return this.statistics.summary(this.planets)
   }
 
   /** The running orders, oldest first, their texts in `language` (default en-US). */
   assignments(language?: string): Assignment[] {
-    return this.orders.map((order) => {
-      const reward = { type: 1, id32: MEDALS_ID32, amount: order.reward }
-      return {
-        id32: order.id32,
-        progress: order.progress.map(Math.floor),
-        expiresIn: Math.max(0, order.endTime - this.time),
-        ...(order.startTime === undefined ? {} : { startTime: order.startTime }),
-        setting: {
-          type: 4, overrideTitle: localize('MAJOR ORDER', language), overrideBrief: localize(order.brief, language), taskDescription: '',
-          tasks: order.tasks.map((task) => ({ ...task, values: [...task.values], valueTypes: [...task.valueTypes] })),
-          rewards: [{ ...reward }], reward, flags: order.flags,
-        },
-      }
-    })
+    return this.orders.assignments(language)
   }
 
   /**
@@ -916,11 +579,11 @@ export class War {
   }
 
   planetStats(index: number): GalaxyStats {
-    return renderCounters(this.counters.get(index) ?? zeroCounters(), 0)
+    return this.statistics.planet(index)
   }
 
   /** The running orders in short, oldest first. */
   ordersView(): { id32: number; expiresIn: number; progress: number[] }[] {
-    return this.orders.map((o) => ({ id32: o.id32, expiresIn: Math.max(0, o.endTime - this.time), progress: o.progress.map(Math.floor) }))
+    return this.orders.view()
   }
 }

@@ -3,6 +3,7 @@
  * simulation clock and the pcstore counts. Time is (wall time since start) × speed plus
  * manual advances, so tests can run with speed 0 and move the clock themselves.
  */
+import type { SurfacesView } from './surfaces.ts'
 import { playersTotalAt, STEP_S, War, WAR_TIME_RATE } from './war.ts'
 import { smoothNoise } from './random.ts'
 import { PCSTORE_APP_IDS } from '../feeds/pcstore.ts'
@@ -20,7 +21,8 @@ export interface WorldOptions {
   liveAfterS?: number
 }
 
-export interface SimState {
+/** The 2025 parts in short (surfaces.ts): the station and its actions, regions listed, global events, the fleet strength. */
+export interface SimState extends SurfacesView {
   seed: number
   speed: number
   currentWarId: number
@@ -168,6 +170,7 @@ export class World {
         game1: this.pcstorePlayers(PCSTORE_APP_IDS.game1) ?? 0,
         game2: this.pcstorePlayers(PCSTORE_APP_IDS.game2) ?? 0,
       },
+      ...war.surfacesView(),
     }
   }
 }

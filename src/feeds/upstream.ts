@@ -69,6 +69,8 @@ export const PlanetEventSchema = Type.Object({
   campaignId: Int,
   jointOperationIds: IntArray,
   potentialBuildUp: Type.Optional(Int),
+  /** The global resource the event draws on (2025+; globalResources[].id32). */
+  globalResourceId: Unread(Int, true),
 })
 
 export const WarStatusSchema = Type.Object({

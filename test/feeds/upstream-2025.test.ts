@@ -66,6 +66,14 @@ describe('the 2025 samples, field by field', () => {
     expect(readSpaceStations(status.spaceStations)).toEqual({ items: [], rejected: [] })
   })
 
+  test('a defense naming its global resource (2025+) reads without drift', () => {
+    const status = clone(load(STATUS_2024)) as { planetEvents: Record<string, unknown>[] }
+    status.planetEvents[0]!.globalResourceId = 175685818
+    const parsed = parseWarStatus(status)
+    expect(parsed.data.planetEvents![0]!.globalResourceId).toBe(175685818)
+    expect(parsed.drift.unknown).toEqual([])
+  })
+
   test('war info: layout version; regions with every field (maxHealth, size, damage multiplier, flags) read without drift', () => {
     const excerpt = parseWarInfo(load('arrowhead/warinfo_801_2025_EXCERPT_mockserver.json'))
     expect(excerpt.data.layoutVersion).toBe(44)

@@ -214,38 +214,30 @@ interface KindSpec {
   key: Fragment
 }
 
-/** TimelineEvent's columns after at and type, in order, with their types (planetName is joined to the rows kept). */
-const COLUMNS = [
-  'warID', 'planetIndex', 'planetName', 'fromOwner', 'toOwner', 'orderId32', 'title', 'dispatchId', 'message', 'eventId', 'campaignId', 'race', 'correction',
-] as const
-type Column = Exclude<(typeof COLUMNS)[number], 'planetName'>
+/** TimelineEvent's columns after at, type and planetName (which is joined to the rows kept). */
+type Column = 'warID' | 'planetIndex' | 'fromOwner' | 'toOwner' | 'orderId32' | 'title' | 'dispatchId' | 'message' | 'eventId' | 'campaignId' | 'race' | 'correction'
 
-/** A row as TimelineEvent's columns in order (planetName null): those given, the others null. */
-function columnsOf(sql: Queryable, at: Fragment, type: Fragment, given: Partial<Record<Column, Fragment>>): Fragment {
-  const types = {
-    warID: sql`int`, planetIndex: sql`int`, planetName: sql`text`, fromOwner: sql`int`, toOwner: sql`int`, orderId32: sql`bigint`, title: sql`text`,
-    dispatchId: sql`bigint`, message: sql`text`, eventId: sql`bigint`, campaignId: sql`bigint`, race: sql`int`, correction: sql`jsonb`,
-  }
-  return COLUMNS.reduce(
-    (row, name) => sql`${row}, ${(name !== 'planetName' && given[name]) || sql`NULL`}::${types[name]} AS ${sql(name)}`,
-    sql`${at} AS at, ${type}::text AS type`,
-  )
+/** A row as TimelineEvent's columns in order (planetName null): those given, the others null. One template: a read builds a row per kind. */
+function columnsOf(sql: Queryable, at: Fragment, type: Fragment, c: Partial<Record<Column, Fragment>>, none: Fragment): Fragment {
+  return sql`${at} AS at, ${type}::text AS type, ${c.warID ?? none}::int AS "warID", ${c.planetIndex ?? none}::int AS "planetIndex",
+    NULL::text AS "planetName", ${c.fromOwner ?? none}::int AS "fromOwner", ${c.toOwner ?? none}::int AS "toOwner",
+    ${c.orderId32 ?? none}::bigint AS "orderId32", ${c.title ?? none}::text AS title, ${c.dispatchId ?? none}::bigint AS "dispatchId",
+    ${c.message ?? none}::text AS message, ${c.eventId ?? none}::bigint AS "eventId", ${c.campaignId ?? none}::bigint AS "campaignId",
+    ${c.race ?? none}::int AS race, ${c.correction ?? none}::jsonb AS correction`
 }
 
 /** `at` within span `s`. */
 function timeWithin(sql: Queryable, at: Fragment, s: Span): Fragment {
-  const from = s.from === null ? sql`` : s.fromExclusive ? sql`AND ${at} > ${s.from}` : sql`AND ${at} >= ${s.from}`
-  const to = s.to === null ? sql`` : s.toExclusive ? sql`AND ${at} < ${s.to}` : sql`AND ${at} <= ${s.to}`
-  return sql`${from} ${to}`
+  const from = s.from === null ? null : s.fromExclusive ? sql`AND ${at} > ${s.from}` : sql`AND ${at} >= ${s.from}`
+  const to = s.to === null ? null : s.toExclusive ? sql`AND ${at} < ${s.to}` : sql`AND ${at} <= ${s.to}`
+  return from && to ? sql`${from} ${to}` : from ?? to ?? sql``
 }
 
 /** The war's nearest full-status tick with planets before (`<`, `<=`) or after (`>`) `x`; null: none. */
 function tick(sql: Queryable, warId: Fragment | number, op: '<' | '<=' | '>', x: Fragment): Fragment {
-  const [cmp, order] = op === '>' ? [sql`>`, sql`ASC`] : [op === '<' ? sql`<` : sql`<=`, sql`DESC`]
-  return sql`(
-    SELECT f.captured_at FROM full_status_ticks f
-    WHERE f.war_id = ${warId} AND f.captured_at ${cmp} ${x} AND f.planets_written > 0
-    ORDER BY f.captured_at ${order} LIMIT 1)`
+  const ticks = sql`SELECT f.captured_at FROM full_status_ticks f WHERE f.war_id = ${warId} AND f.planets_written > 0`
+  if (op === '>') return sql`(${ticks} AND f.captured_at > ${x} ORDER BY f.captured_at LIMIT 1)`
+  return op === '<' ? sql`(${ticks} AND f.captured_at < ${x} ORDER BY f.captured_at DESC LIMIT 1)` : sql`(${ticks} AND f.captured_at <= ${x} ORDER BY f.captured_at DESC LIMIT 1)`
 }
 
 /**
@@ -258,6 +250,7 @@ function tick(sql: Queryable, warId: Fragment | number, op: '<' | '<=' | '>', x:
  */
 function kindsOf(sql: Queryable, f: TimelineFilter): Kind[] {
   const war = f.warId
+  const [empty, none] = [sql``, sql`NULL`]
   // A defense's events are about its planet event; each correction of its outcome by its number.
   const fight = (type: Fragment, at: Fragment, from: Fragment, where: Fragment, more: Partial<Record<Column, Fragment>> = {}) => ({
     type, at, from, where, planet: sql`e.planet_index`, key: sql`e.event_id::text`,
@@ -329,18 +322,16 @@ function kindsOf(sql: Queryable, f: TimelineFilter): Kind[] {
       where: sql`w.war_id = ${war}`, columns: { warID: sql`w.war_id` }, key: sql`w.war_id::text`,
     },
   ]
+  const range = spanOf(sql, f.range)
+  const warId = sql`${war}::int`
   return specs.flatMap((k): Kind[] => {
     const asked = k.types.filter((t) => f.types.includes(t))
     if (!asked.length || (f.planetIndex !== undefined && k.planet === null)) return []
     const within = k.within ?? ((s: Span) => timeWithin(sql, k.at, s))
-    const where = sql`${k.where}
-      ${asked.length < k.types.length ? sql`AND ${k.type} IN ${sql(asked)}` : sql``}
-      ${k.planet && f.planetIndex !== undefined ? sql`AND ${k.planet} = ${f.planetIndex}` : sql``}
-      ${within(spanOf(sql, f.range))}`
-    return [{
-      from: k.from, where, joins: k.joins ?? sql``, columns: columnsOf(sql, k.at, k.type, k.columns),
-      type: k.type, war: sql`${war}::int`, key: k.key, near: k.near ?? k.at, within,
-    }]
+    const types = asked.length < k.types.length ? sql`AND ${k.type} IN ${sql(asked)}` : null
+    const planet = k.planet && f.planetIndex !== undefined ? sql`AND ${k.planet} = ${f.planetIndex}` : null
+    const where = types || planet ? sql`${k.where} ${types ?? empty} ${planet ?? empty} ${within(range)}` : sql`${k.where} ${within(range)}`
+    return [{ from: k.from, where, joins: k.joins ?? empty, columns: columnsOf(sql, k.at, k.type, k.columns, none), type: k.type, war: warId, key: k.key, near: k.near ?? k.at, within }]
   })
 }
 

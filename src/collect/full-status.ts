@@ -190,9 +190,10 @@ export const fullStatus = defineCollector({
     return { capturedAt: at, rows: rowsOf(payload, at) }
   },
   async write(tx, at, { warId, rows }) {
-    return (await writeTicks(tx, [{ at, warId, rows }]))[0]!
+    return (await writeTicks(tx, [{ at, warId, rows }], false))[0]!
   },
-  writeBatch: (tx, ticks) => writeTicks(tx, ticks.map(({ at, tick }) => ({ at, warId: tick.warId, rows: tick.rows }))),
+  // A batch's planets are compared with their latest states read once (storage/planet-status.ts insertTicks).
+  writeBatch: (tx, ticks) => writeTicks(tx, ticks.map(({ at, tick }) => ({ at, warId: tick.warId, rows: tick.rows })), true),
 })
 
 /** A tick as written: its capture time, war and rows. */
@@ -208,6 +209,8 @@ interface Group {
   ks: number[]
   /** The neighbours of the group's first tick, as the ticks written before it left them. */
   around: planetStatus.Neighbours
+  /** The war's planets as the ticks written before the group left them, when compared here (insertTicks). */
+  latest?: planetStatus.LatestStates
 }
 
 const NOTHING = {
@@ -221,7 +224,7 @@ const NOTHING = {
  * 1. the claims of every tick in one statement (storage/ticks.ts), sent together with
  *    every tick's texts: texts are keyed (item, language), so they are written even for
  *    a tick already stored (a language missing at that tick's first write comes in at a
- *    later one);
+ *    later one); with `compare`, and the planets' latest states of the ticks' wars;
  * 2. the claimed ticks by group (groupsOf): each table's rows of a group in one
  *    statement, which leaves what the ticks one after the other would (storage/*
  *    insertTicks and the like). No table's writes read another's, so a group's
@@ -231,25 +234,27 @@ const NOTHING = {
  *    the war's last tick written.
  * A failure fails them all and the transaction rolls back.
  */
-async function writeTicks(tx: Tx, ticks: readonly TickRows[]): Promise<WriteResult[]> {
+async function writeTicks(tx: Tx, ticks: readonly TickRows[], compare: boolean): Promise<WriteResult[]> {
   // For the rest of this transaction, each statement is planned once per connection and its
   // plan kept: the rows come as JSON or arrays, so a plan made for the values would be the
   // same plan, yet the server would make one anew at each of a statement's first five runs
   // on a connection (a write takes the pool's connection idle the longest: writes take
   // turns on every open connection).
   const planned = keepPlans(tx)
-  const texting = writeTexts(tx, ticks)
+  const texting = writeTexts(tx, ticks, compare)
   texting.catch(() => {}) // awaited below, after the claims
-  const [claims] = await Promise.all([
+  const wars = compare ? [...new Set(ticks.filter((t) => t.rows.planets.length).map((t) => t.warId))] : []
+  const [claims, , latest] = await Promise.all([
     claimTicks(tx, ticks.map(({ at, warId, rows }) => ({ warId, warTime: rows.warTime, at, planets: rows.planets.length, parts: rows.partsFetchedAt }))),
     planned,
+    planetStatus.latestStates(tx, wars),
   ])
   const written: (typeof NOTHING)[] = ticks.map(() => NOTHING)
   // Every group's statements, then the defenses' decisions, go out together (one round
   // trip): the connection runs them in the order they are sent, and each storage write is
   // sent as it is called (one statement), so a group's statements see what the groups
   // before it wrote (a late tick's neighbours) and the decisions see every group's.
-  const groups = groupsOf(ticks, claims).map((group) => ({ group, counts: writeGroup(tx, group, group.ks.map((k) => ticks[k]!)) }))
+  const groups = groupsOf(ticks, claims, latest).map((group) => ({ group, counts: writeGroup(tx, group, group.ks.map((k) => ticks[k]!)) }))
   const decisions = [...defendedWars(ticks, claims)].map(([warId, { since, last, inOrder }]) => ({ last, n: decideDefenses(tx, warId, since, inOrder) }))
   const [counts, decided] = await Promise.all([Promise.all(groups.map((g) => g.counts)), Promise.all(decisions.map((d) => d.n))])
   groups.forEach(({ group }, g) => group.ks.forEach((k, i) => (written[k] = counts[g]![i]!)))
@@ -286,9 +291,11 @@ function defendedWars(ticks: readonly TickRows[], claims: readonly Claim[]): Map
  * one war, each later than the one before it and than every tick stored before it (the
  * usual case: live, or an import in order); a tick written before a stored one (a late
  * tick) is a group of its own. The neighbours of each tick are those the ticks before it
- * left: the stored ones its claim found, and the claimed ones before it.
+ * left: the stored ones its claim found, and the claimed ones before it. A war's latest
+ * states (`latest`) go with its groups when none of them is late (a late tick's write
+ * moves them in the database).
  */
-function groupsOf(ticks: readonly TickRows[], claims: readonly Claim[]): Group[] {
+function groupsOf(ticks: readonly TickRows[], claims: readonly Claim[], latest: Map<number, planetStatus.LatestStates>): Group[] {
   const groups: Group[] = []
   const claimed: { warId: number; at: number }[] = []
   let last: { group: Group; at: number } | null = null
@@ -313,13 +320,15 @@ function groupsOf(ticks: readonly TickRows[], claims: readonly Claim[]): Group[]
     }
     last!.at = t
   })
+  const late = new Set(groups.filter((g) => g.around.next !== null).map((g) => g.warId))
+  for (const g of groups) if (!late.has(g.warId)) g.latest = latest.get(g.warId)
   return groups
 }
 
 /** The rows of one group of claimed ticks (groupsOf), per tick: each table's in one statement. */
-async function writeGroup(tx: Tx, { warId, around }: Group, ticks: readonly TickRows[]): Promise<(typeof NOTHING)[]> {
+async function writeGroup(tx: Tx, { warId, around, latest }: Group, ticks: readonly TickRows[]): Promise<(typeof NOTHING)[]> {
   const [planets, campaigns, fought, effects, , orders, news] = await Promise.all([
-    planetStatus.insertTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, planets: rows.planets })), around),
+    planetStatus.insertTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, planets: rows.planets })), around, latest),
     planetStatus.replaceCampaignsOfTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, campaigns: rows.campaigns }))),
     // A tick spooled before the fight was kept has none; likewise the effects.
     fight.insertTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, warTime: rows.warTime, fight: rows.fight ?? fight.NO_FIGHT })), around.next),
@@ -338,11 +347,12 @@ async function writeGroup(tx: Tx, { warId, around }: Group, ticks: readonly Tick
 /**
  * Every language's texts of each tick: the primary's from the tick's own rows, the
  * others' as fetched. A tick spooled before languages existed has no `texts`: its texts
- * were fetched with Accept-Language en-US. The order texts of each tick in a statement of
- * its own, in order (a text replaced only when it changed); the dispatch texts of every
- * tick in one (a text stored at its first tick).
+ * were fetched with Accept-Language en-US. The dispatch texts of every tick in one
+ * statement (a text stored at its first tick). The order texts (a text replaced only when
+ * it changed) of each tick in a statement of its own, in order; with `compare`, folded
+ * over the ticks from the stored ones and written once (storage/texts.ts).
  */
-async function writeTexts(tx: Tx, ticks: readonly TickRows[]): Promise<{ majorOrderTexts: number; dispatchTexts: number }[]> {
+async function writeTexts(tx: Tx, ticks: readonly TickRows[], compare: boolean): Promise<{ majorOrderTexts: number; dispatchTexts: number }[]> {
   const of = ticks.map(({ rows }) => {
     const primary = rows.texts?.primary ?? 'en-US'
     return {
@@ -350,9 +360,14 @@ async function writeTexts(tx: Tx, ticks: readonly TickRows[]): Promise<{ majorOr
       dispatches: [...rows.dispatches.flatMap(({ dispatch_id, message }) => (message === null ? [] : [{ dispatch_id, lang: primary, message }])), ...(rows.texts?.dispatches ?? [])],
     }
   })
-  const [dispatchTexts, ...orderTexts] = await Promise.all([
+  const ordering = async () => {
+    if (!compare) return Promise.all(ticks.map(({ at }, k) => texts.upsertOrderTexts(tx, at, of[k]!.orders)))
+    const stored = await texts.storedOrderTexts(tx, [...new Set(of.flatMap((o) => o.orders.map((t) => t.order_id32)))])
+    return texts.upsertOrderTextsOfTicks(tx, ticks.map(({ at }, k) => ({ at, texts: of[k]!.orders })), stored)
+  }
+  const [dispatchTexts, orderTexts] = await Promise.all([
     texts.insertDispatchTextsOfTicks(tx, ticks.map(({ at, warId }, k) => ({ at, warId, texts: of[k]!.dispatches }))),
-    ...ticks.map(({ at }, k) => texts.upsertOrderTexts(tx, at, of[k]!.orders)),
+    ordering(),
   ])
   return ticks.map((_, k) => ({ majorOrderTexts: orderTexts[k]!, dispatchTexts: dispatchTexts[k]! }))
 }

@@ -44,27 +44,31 @@ export interface IncrementalOptions {
    * each sync): an element equal but for it is taken from before with that member read anew.
    */
   aside?: Record<string, string>
+  /** How a file in another layout is parsed (JSON.parse of its text by default). */
+  whole?: (bytes: Uint8Array) => unknown
 }
 
 export class IncrementalParser {
   private readonly decoder = new TextDecoder()
   private previous = new Map<string, Element[]>()
   private readonly aside: Map<string, Aside>
+  private readonly whole: (bytes: Uint8Array) => unknown
   /** Elements taken from the version before, elements parsed, files parsed whole. */
   readonly counts = { reused: 0, parsed: 0, whole: 0 }
 
   constructor(opts: IncrementalOptions = {}) {
     this.aside = new Map(Object.entries(opts.aside ?? {}).map(([array, member]) => [array, { member, marker: enc.encode(`\n      "${member}": "`) }]))
+    this.whole = opts.whole ?? ((bytes) => JSON.parse(this.decoder.decode(bytes)))
   }
 
-  /** The file's value, as JSON.parse gives it; throws as JSON.parse does when it is not JSON. */
+  /** The file's value, as JSON.parse gives it (a file in another layout: as `whole` does); throws as JSON.parse does when it is not JSON. */
   parse(bytes: Uint8Array): unknown {
     const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     const value = this.members(buf)
     if (value !== undefined) return value
     this.counts.whole++
     this.previous = new Map()
-    return JSON.parse(this.decoder.decode(bytes))
+    return this.whole(bytes)
   }
 
   /** The top-level object member by member; undefined when the layout is not the expected one. */

@@ -156,7 +156,7 @@ export async function gitSource(repo: string, paths: string[], opts: { language?
         kinds: new Map(),
         community: communityReader(opts.language ?? 'en-US'),
         // The community's dispatches are dated anew at each sync: compared without `published`.
-        parsers: new Map(files.map((f) => [f, new IncrementalParser({ aside: { dispatches: 'published' } })])),
+        parsers: new Map(files.map((f) => [f, new IncrementalParser({ aside: { dispatches: 'published' }, whole: parseCapture })])),
         cost,
       }
       const buffers = new FileBuffers()
@@ -493,18 +493,55 @@ function gzipTrailerSize(path: string, size: number): number {
   }
 }
 
-const lineDecoder = new TextDecoder()
+const decoder = new TextDecoder()
+
+/** Only JSON whitespace (or nothing). */
+function isBlank(bytes: Uint8Array): boolean {
+  for (const b of bytes) if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) return false
+  return true
+}
+
+const UNREAD = new TextEncoder().encode('"planets_stats":[')
+const COMMA = 0x2c
+const CLOSE = 0x5d
+
+/**
+ * JSON.parse of a capture's bytes (an NDJSON line, a file of the archive) without the
+ * summary's per-planet statistics, `"planets_stats":[…]` as upstream writes it: no
+ * collector an import runs reads them (the full-status tick keeps galaxy_stats), and they
+ * are most of a whole capture's bytes, neither decoded nor parsed here. The array is cut
+ * at its first `]`; when it holds brackets or strings, what is left is not JSON (a bracket
+ * or a quote too many) and the whole is parsed. Their bytes are not checked: statistics
+ * that are not JSON no longer make a capture unreadable. Bytes that are not UTF-8 decode
+ * to U+FFFD.
+ */
+export function parseCapture(bytes: Uint8Array): unknown {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const at = buf.indexOf(UNREAD)
+  if (at !== -1) {
+    const end = buf.indexOf(CLOSE, at + UNREAD.length)
+    // The member and the comma that joins it to the others.
+    const cut = end === -1 ? null : buf[at - 1] === COMMA ? [at - 1, end + 1] : buf[end + 1] === COMMA ? [at, end + 2] : null
+    if (cut) {
+      try {
+        return JSON.parse(decoder.decode(Buffer.concat([buf.subarray(0, cut[0]), buf.subarray(cut[1]!)])))
+      } catch {
+        // parsed whole below
+      }
+    }
+  }
+  return JSON.parse(decoder.decode(buf))
+}
 
 /** One line of the file: a capture, an error, or nothing (a blank line). */
 export function ndjsonLine(lineNo: number, bytes: Uint8Array): SourceItem | null {
   const ref = `line ${lineNo}`
   let value: unknown
-  // Decoded, then parsed as text: JSON.parse of the string is several times faster than
-  // Bun.JSONL.parseChunk of the bytes. Bytes that are not UTF-8 decode to U+FFFD.
-  const text = lineDecoder.decode(bytes)
-  if (!text.trim()) return null
+  // Decoded, then parsed as text (parseCapture): JSON.parse of the string is several times
+  // faster than Bun.JSONL.parseChunk of the bytes.
+  if (isBlank(bytes)) return null
   try {
-    value = JSON.parse(text)
+    value = parseCapture(bytes)
   } catch (err) {
     return { ref, error: `malformed JSON (${errorText(err)})` }
   }

@@ -352,16 +352,47 @@ export async function insert(tx: Tx, at: Date, warId: number, planets: PlanetSta
   return n!
 }
 
+/** A planet's state as planet_status_latest keeps it (owner null: out of the feed), with its last owner in the feed. */
+export interface LatestState {
+  owner: number | null
+  health: number | null
+  regenPerSecond: number | null
+  players: number | null
+  lastOwner: number | null
+}
+
+/** Each planet's LatestState in a war, by planet index. */
+export type LatestStates = Map<number, LatestState>
+
+/** The planets' latest states of these wars (planet_status_latest), by war: what an in-order batch compares its ticks with (insertTicks). */
+export async function latestStates(tx: Tx, warIds: readonly number[]): Promise<Map<number, LatestStates>> {
+  const out = new Map<number, LatestStates>(warIds.map((w) => [w, new Map()]))
+  if (!warIds.length) return out
+  const rows = await tx<(LatestState & { warId: number; planetIndex: number })[]>`
+    SELECT war_id AS "warId", planet_index AS "planetIndex", owner, health, regen_per_second AS "regenPerSecond", players, last_owner AS "lastOwner"
+    FROM planet_status_latest WHERE war_id = ANY (${numbers(warIds)}::int[])`
+  for (const { warId, planetIndex, ...state } of rows) out.get(warId)!.set(planetIndex, state)
+  return out
+}
+
 /**
  * The planet rows of ticks of one war, oldest first: the rows where a planet changed, its
- * owner changes, the hours (sql/0021 and 0023, one call). Either every tick is later than every
- * stored one (`next` null: the usual case, live or an import in order:
- * planet_status_write), or there is one tick, written late (`next`: the stored tick after
- * it: planet_status_write_late, which also restates at `next` what changed). Returns the
- * planet rows each tick stands for (one per planet it lists).
+ * owner changes, the hours (sql/0021, 0023 and 0024, one call). Either every tick is later
+ * than every stored one (`next` null: the usual case, live or an import in order), or
+ * there is one tick, written late (`next`: the stored tick after it:
+ * planet_status_write_late, which also restates at `next` what changed). In order, with
+ * `latest` (the war's latest states, as the ticks written before these left them; updated
+ * here) the ticks are compared with them here and only their changes sent
+ * (planet_status_write_changes); without it, the database compares every planet of every
+ * tick (planet_status_write). Returns the planet rows each tick stands for (one per planet
+ * it lists).
  */
-export async function insertTicks(tx: Tx, warId: number, ticks: readonly PlanetTick[], around: Neighbours): Promise<number[]> {
+export async function insertTicks(tx: Tx, warId: number, ticks: readonly PlanetTick[], around: Neighbours, latest?: LatestStates): Promise<number[]> {
   if (!ticks.length) return []
+  if (latest && around.next === null) {
+    await insertChanges(tx, warId, ticks, around.before, latest)
+    return ticks.map((t) => t.planets.length)
+  }
   // One array per column (the server reads arrays faster than the same rows as JSON).
   const column = (value: (p: PlanetStatusInput) => number) => numbers(ticks.flatMap((t) => t.planets.map(value)))
   const planets = column((p) => p.planet_index)
@@ -376,6 +407,122 @@ export async function insertTicks(tx: Tx, warId: number, ticks: readonly PlanetT
     await tx`SELECT planet_status_write(${warId}, ${around.before}::timestamptz, ${ticks.map((t) => t.at.toISOString())}::timestamptz[], ${numbers(starts)}::int[], ${values})`
   }
   return ticks.map((t) => t.planets.length)
+}
+
+/** A planet's hour as planet_status_hours keeps it, summed tick by tick (insertChanges). */
+interface HourSum {
+  n: number
+  playersSum: number
+  playersMax: number | null
+  /** Its state at its last tick in the feed this hour, and that tick. */
+  last: LatestState | null
+  lastAt: string | null
+  absentAfter: boolean
+}
+
+/**
+ * In-order ticks compared with `latest` as planet_status_write compares them in the
+ * database: a planet listed whose state differs from its latest one (or that was not known)
+ * gets a row; a planet known in the feed that a tick with planets does not list gets a row
+ * saying it left. Each tick is compared with the states before it (a planet listed twice
+ * is compared twice, and fails at the insert as it does there), then `latest` moves to it.
+ * The hours the ticks complete after the hour of `before` are summed here as
+ * planet_status_hours_rebuild sums them: for each planet that changed in the hour, its
+ * state at each of the hour's ticks from its first row on (before its first change in the
+ * hour, the state it had since an earlier hour).
+ */
+async function insertChanges(tx: Tx, warId: number, ticks: readonly PlanetTick[], before: Date | null, latest: LatestStates): Promise<void> {
+  const listed = ticks.filter((t) => t.planets.length)
+  if (!listed.length) return
+  const at: string[] = []
+  const tick: number[] = []
+  const planet: number[] = []
+  const owner: (number | null)[] = []
+  const health: (number | null)[] = []
+  const regen: (number | null)[] = []
+  const players: (number | null)[] = []
+  const lastOwner: (number | null)[] = []
+  // The hours summed here: from the one after the hour of `before` (its earlier ticks are stored) up to the last tick's (still open).
+  const firstHour = before === null ? -Infinity : hourOf(before) + HOUR_MS
+  const openHour = hourOf(listed.at(-1)!.at)
+  const hours: object[] = []
+  const sums = new Map<number, HourSum>()
+  const add = (sum: HourSum, s: LatestState, times: number, lastAt: string) => {
+    sum.absentAfter = s.owner === null
+    if (s.owner === null) return
+    sum.n += times
+    sum.playersSum += s.players! * times
+    sum.playersMax = sum.playersMax === null ? s.players! : Math.max(sum.playersMax, s.players!)
+    sum.last = s
+    sum.lastAt = lastAt
+  }
+  let hour = NaN
+  let hourTicks = 0
+  const close = () => {
+    for (const [index, h] of sums) {
+      hours.push({
+        planet_index: index, bucket: new Date(hour).toISOString(), n: h.n, players_sum: h.playersSum, players_max: h.playersMax,
+        owner: h.last?.owner ?? null, health: h.last?.health ?? null, regen_per_second: h.last?.regenPerSecond ?? null, players: h.last?.players ?? null,
+        last_at: h.lastAt, absent_after: h.absentAfter,
+      })
+    }
+    sums.clear()
+  }
+  // The tick each planet was last listed at, and how many known planets are in the feed.
+  const listedAt = new Map<number, number>()
+  let inFeed = 0
+  for (const l of latest.values()) if (l.owner !== null) inFeed++
+  const changed: [number, LatestState][] = []
+  for (const t of listed) {
+    const k = at.push(t.at.toISOString())
+    changed.length = 0
+    let listedInFeed = 0
+    for (const p of t.planets) {
+      const again = listedAt.get(p.planet_index) === k
+      listedAt.set(p.planet_index, k)
+      const l = latest.get(p.planet_index)
+      if (!again && l !== undefined && l.owner !== null) listedInFeed++
+      if (l && l.owner === p.owner && l.health === p.health && l.regenPerSecond === p.regen_per_second && l.players === p.players) continue
+      changed.push([p.planet_index, { owner: p.owner, health: p.health, regenPerSecond: p.regen_per_second, players: p.players, lastOwner: l?.lastOwner ?? null }])
+    }
+    if (listedInFeed < inFeed) {
+      for (const [index, l] of latest) {
+        if (l.owner !== null && listedAt.get(index) !== k) changed.push([index, { owner: null, health: null, regenPerSecond: null, players: null, lastOwner: l.lastOwner }])
+      }
+    }
+    const h = hourOf(t.at)
+    if (h !== hour) {
+      close()
+      hour = h
+      hourTicks = 0
+    }
+    const summed = h >= firstHour && h < openHour
+    for (const [index, c] of changed) {
+      tick.push(k)
+      planet.push(index)
+      owner.push(c.owner)
+      health.push(c.health)
+      regen.push(c.regenPerSecond)
+      players.push(c.players)
+      lastOwner.push(c.lastOwner)
+      const was = latest.get(index)
+      if (summed && !sums.has(index)) {
+        // The hour's ticks before this one, at the state it had (none before its first row).
+        const sum: HourSum = { n: 0, playersSum: 0, playersMax: null, last: null, lastAt: null, absentAfter: false }
+        if (was && hourTicks) add(sum, was, hourTicks, at[k - 2]!)
+        sums.set(index, sum)
+      }
+      inFeed += (c.owner !== null ? 1 : 0) - (was && was.owner !== null ? 1 : 0)
+      latest.set(index, { ...c, lastOwner: c.owner ?? c.lastOwner })
+    }
+    if (summed) for (const [index, sum] of sums) add(sum, latest.get(index)!, 1, at[k - 1]!)
+    hourTicks++
+  }
+  close()
+  await tx`
+    SELECT planet_status_write_changes(${warId}, ${before}::timestamptz, ${at}::timestamptz[], ${numbers(tick)}::int[], ${numbers(planet)}::int[],
+      ${numbers(owner)}::smallint[], ${numbers(health)}::bigint[], ${numbers(regen)}::float8[], ${numbers(players)}::int[], ${numbers(lastOwner)}::smallint[],
+      ${JSON.stringify(hours)}::text::jsonb)`
 }
 
 /*

@@ -318,9 +318,13 @@ export async function insertUpstreamOfTicks(tx: Tx, ticks: readonly { at: Date; 
     SELECT r.at, 'Game 2', 'upstream', r.total, r.war_id, r.war_time
     FROM unnest(${ticks.map((t) => t.at.toISOString())}::timestamptz[], ${ticks.map((t) => t.total)}::int[], ${ticks.map((t) => t.warId)}::int[],
                 ${ticks.map((t) => t.warTime)}::bigint[]) WITH ORDINALITY AS r(at, total, war_id, war_time, k)
-    WHERE NOT EXISTS (
-      SELECT 1 FROM player_count_snapshots s
-      WHERE s.source = 'upstream' AND s.game_name = 'Game 2' AND s.war_id = r.war_id AND s.upstream_war_time = r.war_time)
+    -- A lookup by key per tick, whatever the statistics: a plan is kept per connection (an
+    -- import's transaction forces generic plans, keepPlans), and one made while the table was
+    -- new to the planner compared each tick with every stored row.
+    LEFT JOIN LATERAL (
+      SELECT true AS found FROM player_count_snapshots s
+      WHERE s.source = 'upstream' AND s.game_name = 'Game 2' AND s.war_id = r.war_id AND s.upstream_war_time = r.war_time LIMIT 1) x ON true
+    WHERE x.found IS NULL
     ORDER BY r.k
     ON CONFLICT DO NOTHING
     RETURNING war_id AS "warId", captured_at AS at`

@@ -6,6 +6,7 @@
  */
 import { t } from 'elysia'
 import type { Fragment, Queryable, Sql, Tx } from '../db/connect.ts'
+import { numbers, rowAffectedTwice } from './model.ts'
 
 /** One collected language (its text, null when none was stored), or every configured one, in their order. */
 export type Lang = { one: string } | { all: readonly string[] }
@@ -108,6 +109,59 @@ export async function upsertOrderTexts(tx: Tx, at: Date, texts: OrderTextInput[]
     WHERE excluded.seen_at >= m.seen_at
       AND (m.title, m.briefing, m.task_description) IS DISTINCT FROM (excluded.title, excluded.briefing, excluded.task_description)`
   return r.count
+}
+
+/** An order's text in one language as stored: what a batch folds its ticks' texts into (upsertOrderTextsOfTicks). */
+export interface StoredOrderText {
+  title: string
+  briefing: string
+  task_description: string
+  seen_at: Date
+}
+
+const orderTextKey = (orderId32: number, lang: string) => `${orderId32}:${lang}`
+
+/** The stored texts of these orders in every language, by order and language (upsertOrderTextsOfTicks). */
+export async function storedOrderTexts(tx: Tx, orderIds: readonly number[]): Promise<Map<string, StoredOrderText>> {
+  if (!orderIds.length) return new Map()
+  const rows = await tx<(StoredOrderText & { order_id32: number; lang: string })[]>`
+    SELECT order_id32, lang, title, briefing, task_description, seen_at FROM major_order_texts WHERE order_id32 = ANY (${numbers(orderIds)}::bigint[])`
+  return new Map(rows.map(({ order_id32, lang, ...t }) => [orderTextKey(order_id32, lang), t]))
+}
+
+/**
+ * The order texts of ticks, as upsertOrderTexts one tick after the other leaves them, in
+ * one statement: each text is folded here over the ticks, from `stored` (storedOrderTexts
+ * of the same transaction, under the collector's lock), by upsertOrderTexts' rule (a text
+ * replaced when it changed, never by an older sighting), and only the texts that moved are
+ * written, as they end. A tick listing a text twice fails, as its own upsert would.
+ * Returns the texts written per tick.
+ */
+export async function upsertOrderTextsOfTicks(tx: Tx, ticks: readonly { at: Date; texts: OrderTextInput[] }[], stored: Map<string, StoredOrderText>): Promise<number[]> {
+  const written = ticks.map(() => 0)
+  const now = new Map<string, StoredOrderText & { order_id32: number; lang: string }>()
+  ticks.forEach(({ at, texts }, k) => {
+    const keys = new Set<string>()
+    for (const t of texts) {
+      const key = orderTextKey(t.order_id32, t.lang)
+      if (keys.has(key)) throw rowAffectedTwice()
+      keys.add(key)
+      const cur = now.get(key) ?? stored.get(key)
+      if (cur && (at < cur.seen_at || (cur.title === t.title && cur.briefing === t.briefing && cur.task_description === t.task_description))) continue
+      now.set(key, { ...t, seen_at: at })
+      written[k]!++
+    }
+  })
+  if (now.size) {
+    await tx`
+      INSERT INTO major_order_texts AS m (order_id32, lang, title, briefing, task_description, seen_at)
+      SELECT r.order_id32, r.lang, r.title, r.briefing, r.task_description, r.seen_at
+      FROM jsonb_to_recordset(${JSON.stringify([...now.values()])}::text::jsonb) AS r(
+        order_id32 bigint, lang text, title text, briefing text, task_description text, seen_at timestamptz)
+      ON CONFLICT (order_id32, lang) DO UPDATE SET
+        title = excluded.title, briefing = excluded.briefing, task_description = excluded.task_description, seen_at = excluded.seen_at`
+  }
+  return written
 }
 
 // ------------------------------------------------------------------ reads

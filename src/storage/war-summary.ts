@@ -55,7 +55,7 @@ export function countersOf(source: Record<string, unknown>, renames: Partial<Rec
 /** The counters keyed by column, for `sql(row)` inserts. */
 export function counterColumns(c: WarCounters): Record<string, number> {
   const out: Record<string, number> = {}
-  for (const key of COUNTER_KEYS) out[columnOf(key)] = c[key]
+  for (let i = 0; i < COUNTER_KEYS.length; i++) out[COUNTER_COLUMNS[i]!] = c[COUNTER_KEYS[i]!]
   return out
 }
 

@@ -1,6 +1,6 @@
 /** The import's sources (src/import/sources.ts): feeds told by their shape, git archives of several files, NDJSON lines. */
 import { afterAll, describe, expect, test } from 'bun:test'
-import { detectFeed, gitSource, ndjsonLine, SourceError, type SourceItem } from '../../src/import/sources.ts'
+import { detectFeed, gitSource, ndjsonLine, parseCapture, SourceError, type SourceItem } from '../../src/import/sources.ts'
 import { loadSample } from '../support/samples.ts'
 import { ASSIGNMENTS, gitArchive, NEWSFEED, statusAt, SUMMARY, WAR_INFO } from './support.ts'
 
@@ -66,5 +66,32 @@ describe('an NDJSON line', () => {
     expect(line({ status: {} })!.error).toContain('capturedAt')
     expect(line({ capturedAt: 'soon', status: {} })!.error).toContain('capturedAt')
     expect(line({ capturedAt: '2024-03-08T12:00:00Z', warId: -1, status: {} })!.error).toContain('warId')
+  })
+})
+
+describe('a capture parsed without the per-planet statistics', () => {
+  const stats = (SUMMARY as { planets_stats: unknown[] }).planets_stats
+  const without = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (k, x) => (k === 'planets_stats' ? undefined : x)))
+  const parse = (text: string) => parseCapture(new TextEncoder().encode(text))
+
+  test('a summary, alone or in an NDJSON line, first or last member: JSON.parse of it without them', () => {
+    expect(stats.length).toBeGreaterThan(0)
+    const line = { capturedAt: '2024-03-08T12:00:00Z', status: statusAt(0), summary: SUMMARY, newsfeed: NEWSFEED }
+    for (const v of [SUMMARY, line, { planets_stats: stats, galaxy_stats: { a: 1 } }]) {
+      expect(parse(JSON.stringify(v))).toEqual(without(v))
+    }
+  })
+
+  test('statistics holding brackets or strings, another layout, a malformed text: as JSON.parse does', () => {
+    for (const text of [
+      '{"galaxy_stats":{},"planets_stats":[{"a":[1,2]},{"b":3}]}',
+      '{"galaxy_stats":{},"planets_stats":[{"name":"x]y"}]}',
+      '{"planets_stats":[{"a":[1],"b":2}],"galaxy_stats":{}}',
+      '{"planets_stats":[{"s":"a],"}],"galaxy_stats":{}}',
+      JSON.stringify(SUMMARY, null, 2),
+    ]) {
+      expect(parse(text)).toEqual(JSON.parse(text))
+    }
+    expect(() => parse('{"galaxy_stats":{},"planets_stats":[{"a":1}')).toThrow()
   })
 })

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { fullStatus } from '../../src/collect/full-status.ts'
 import { CollectorRunner } from '../../src/collect/runner.ts'
+import type { Queryable } from '../../src/db/connect.ts'
 import { createFeeds } from '../../src/feeds/index.ts'
 import type { WarStatus } from '../../src/feeds/upstream.ts'
 import { silentLogger } from '../../src/log.ts'
@@ -88,7 +89,7 @@ const arrival = (n: number) =>
     order: fc.array(fc.nat({ max: 100 }), { minLength: n, maxLength: n }),
     late: fc.double({ min: 0, max: 0.3, noNaN: true }),
     replays: fc.array(fc.nat({ max: n - 1 }), { maxLength: 3 }),
-    batch: fc.constantFrom(0, 0, 3, 8),
+    batch: fc.constantFrom(0, 0, 3, 8, 40),
   })
 
 function arrivalsOf(ticks: readonly Tick[], a: { order: number[]; late: number; replays: number[] }): { tick: Tick; at: Date }[] {
@@ -172,6 +173,19 @@ describeOnEachDatabase('planet status as changes', (target) => {
         expect(view.map((r) => `${r.t.toISOString()} ${r.planet} ${r.owner} ${r.health} ${r.regen} ${r.players}`)).toEqual(
           dense.map((r) => `${r.t.toISOString()} ${r.planet} ${r.owner} ${r.health} ${r.regenPerSecond} ${r.players}`),
         )
+        // The kept hours, every column: what planet_status_hours_rebuild computes again from the
+        // changes and the ticks (an in-order batch sums its own, storage/planet-status.ts).
+        const hourRows = (sql: Queryable) => sql<{ r: string }[]>`SELECT to_jsonb(h)::text AS r FROM planet_status_hours h WHERE war_id = ${warId} ORDER BY planet_index, bucket`
+        const kept = (await hourRows(db.sql)).map((x) => x.r)
+        let rebuilt: string[] = []
+        await db.sql
+          .begin(async (tx) => {
+            await tx`SELECT planet_status_hours_rebuild(${warId}, '-infinity', (SELECT time_bucket(interval '1 hour', max(captured_at)) FROM full_status_ticks WHERE war_id = ${warId} AND planets_written > 0))`
+            rebuilt = (await hourRows(tx)).map((x) => x.r)
+            throw new Error('rolled back')
+          })
+          .catch((err: Error) => expect(err.message).toBe('rolled back'))
+        expect(kept).toEqual(rebuilt)
         // What changed only: no row says what the row before it said (whatever order the ticks came in).
         const repeated = await db.sql`
           SELECT 1 FROM (

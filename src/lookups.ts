@@ -91,7 +91,8 @@ export interface WorldTables {
   biome(key: string): Described
   /** The hazards of a planet index, in the table's order; [] for a planet it does not know. */
   hazards(index: number): Array<{ key: string } & Described>
-  region(hash: number): Described
+  /** With the table's faction and type (Metropolis, ...). */
+  region(hash: number): Described & { faction: string | null; type: string | null }
   effect(id: number): Described
 }
 
@@ -99,7 +100,7 @@ let world: WorldTables | null = null
 
 export function worldTables(): WorldTables {
   if (world) return world
-  type Text = { name?: string; description?: string }
+  type Text = { name?: string; description?: string; region_faction?: string; region_type?: string }
   const table = (file: string) => new Map(Object.entries(readJson<Record<string, Text>>(file)))
   const biomes = table('helldivers-2-json__planets_biomes.json')
   const environmentals = table('helldivers-2-json__planets_environmentals.json')
@@ -113,7 +114,10 @@ export function worldTables(): WorldTables {
   world = {
     biome: (key) => described(biomes.get(key)),
     hazards: (index) => hazardsOf.get(index) ?? [],
-    region: (hash) => described(regions.get(String(hash))),
+    region: (hash) => {
+      const r = regions.get(String(hash))
+      return { ...described(r), faction: r?.region_faction ?? null, type: r?.region_type ?? null }
+    },
     effect: (id) => described(effects.get(String(id))),
   }
   return world

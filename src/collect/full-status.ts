@@ -12,6 +12,9 @@ import { decideDefenses } from '../storage/timeline.ts'
 import * as warSummary from '../storage/war-summary.ts'
 import { COLLECTOR_FETCH, defineCollector, fetchAll, type WriteResult } from './collector.ts'
 import { fetchLanguages, textRows, type LanguagePayloads } from './languages.ts'
+import { fetchStations, surfacesOf } from './surfaces.ts'
+import type { SpaceStation } from '../feeds/upstream-2025.ts'
+import * as surfaces from '../storage/surfaces.ts'
 
 /** Reward type 1 is medals. */
 const MEDALS = 1
@@ -103,10 +106,12 @@ export interface FullStatusPayload {
   news: Fetched<NewsItem[]> | null
   languages: LanguagePayloads
   primary: string
+  /** GET /SpaceStation of each station the status lists (absent from an imported capture). */
+  stations?: Fetched<SpaceStation>[]
 }
 
 /** The rows of a full-status tick captured at `at`, as spooled and written. */
-function rowsOf({ status, summary, assignments, news, languages, primary }: FullStatusPayload, at: Date) {
+function rowsOf({ status, summary, assignments, news, languages, primary, stations }: FullStatusPayload, at: Date) {
   const warTime = status.data.time
   // The tick's time is the status's; each other part keeps its own fetch time (a part may
   // come from the feed client's cache, up to its TTL older or newer than the status).
@@ -150,13 +155,14 @@ function rowsOf({ status, summary, assignments, news, languages, primary }: Full
       message: n.message ?? null,
     })),
     texts: textRows(primary, orders, newsItems, languages),
+    surfaces: surfacesOf(status.data, stations ?? [], primary),
   }
 }
 
 type MappedRows = ReturnType<typeof rowsOf>
 /** A full-status tick's rows; a tick spooled by an older version may lack the parts kept since. */
 export type FullStatusRows = Omit<MappedRows, Later> & Partial<Pick<MappedRows, Later>>
-type Later = 'partsFetchedAt' | 'fight' | 'effects' | 'texts'
+type Later = 'partsFetchedAt' | 'fight' | 'effects' | 'texts' | 'surfaces'
 
 /**
  * One archival tick, in one transaction: a status row per planet, one war-summary row
@@ -171,6 +177,7 @@ export const fullStatus = defineCollector({
     planetStatus: 'planet-status', campaigns: 'planet-status', campaignHistory: 'planet-status', planetEvents: 'planet-status', planetAttacks: 'planet-status',
     jointOperations: 'planet-status', planetEffects: 'planet-status', defenseOutcomes: 'planet-status', warSummary: 'war-summary', majorOrders: 'major-orders', majorOrderProgress: 'major-orders',
     dispatches: 'dispatches', majorOrderTexts: 'major-orders', dispatchTexts: 'dispatches',
+    warItems: 'planet-status', globalEventTexts: 'planet-status',
   },
   async fetch(ctx): Promise<FullStatusPayload> {
     const { feeds, warId } = ctx
@@ -182,8 +189,8 @@ export const fullStatus = defineCollector({
       up.newsfeed(warId, COLLECTOR_FETCH),
     ])
     // After the primary's: a tick the primary fails asks nothing more.
-    const languages = await fetchLanguages(ctx, news.data.map((n) => n.id))
-    return { status, summary, assignments, news, languages, primary: up.languages[0]! }
+    const [languages, stations] = await Promise.all([fetchLanguages(ctx, news.data.map((n) => n.id)), fetchStations(ctx, status.data)])
+    return { status, summary, assignments, news, languages, primary: up.languages[0]!, stations }
   },
   map(payload, { now }) {
     const at = now ?? payload.status.fetchedAt
@@ -215,7 +222,7 @@ interface Group {
 
 const NOTHING = {
   planetStatus: 0, campaigns: 0, campaignHistory: 0, planetEvents: 0, planetAttacks: 0, jointOperations: 0,
-  planetEffects: 0, defenseOutcomes: 0, warSummary: 0, majorOrders: 0, majorOrderProgress: 0, dispatches: 0,
+  planetEffects: 0, defenseOutcomes: 0, warSummary: 0, majorOrders: 0, majorOrderProgress: 0, dispatches: 0, ...surfaces.NO_SURFACES,
 }
 
 /**
@@ -327,7 +334,7 @@ function groupsOf(ticks: readonly TickRows[], claims: readonly Claim[], latest: 
 
 /** The rows of one group of claimed ticks (groupsOf), per tick: each table's in one statement. */
 async function writeGroup(tx: Tx, { warId, around, latest }: Group, ticks: readonly TickRows[]): Promise<(typeof NOTHING)[]> {
-  const [planets, campaigns, fought, effects, , orders, news] = await Promise.all([
+  const [planets, campaigns, fought, effects, , orders, news, surfaced] = await Promise.all([
     planetStatus.insertTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, planets: rows.planets })), around, latest),
     planetStatus.replaceCampaignsOfTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, campaigns: rows.campaigns }))),
     // A tick spooled before the fight was kept has none; likewise the effects.
@@ -336,11 +343,12 @@ async function writeGroup(tx: Tx, { warId, around, latest }: Group, ticks: reado
     warSummary.insertTicks(tx, warId, ticks.flatMap(({ at, rows }) => (rows.counters ? [{ at, warTime: rows.warTime, counters: rows.counters }] : []))),
     majorOrders.upsertTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, orders: rows.orders }))),
     dispatches.insertNewOfTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, dispatches: rows.dispatches }))),
+    surfaces.writeTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, surfaces: rows.surfaces })), around.next),
   ])
   return ticks.map(({ rows }, i) => ({
     planetStatus: planets[i]!, campaigns: campaigns[i]!, ...fought[i]!, planetEffects: effects[i]!, defenseOutcomes: 0,
     // A summary row per tick that has one (no conflict clause: stored, or the statement failed).
-    warSummary: rows.counters ? 1 : 0, ...orders[i]!, dispatches: news[i]!,
+    warSummary: rows.counters ? 1 : 0, ...orders[i]!, dispatches: news[i]!, ...surfaced[i]!,
   }))
 }
 

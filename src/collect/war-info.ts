@@ -1,5 +1,8 @@
-import type { WarInfo } from '../feeds/upstream.ts'
+import type { Fetched } from '../feeds/throttle.ts'
+import type { WarInfo, WarStatus } from '../feeds/upstream.ts'
 import { lookups, unknownPlanetName } from '../lookups.ts'
+import type { GalacticWarEffect } from '../feeds/upstream-2025.ts'
+import { writeEffects, writeRegionInfos, type EffectInput, type RegionInfoInput } from '../storage/surfaces.ts'
 import { writeWarInfo, type PlanetRegionRef, type WarInfoRows } from '../storage/war.ts'
 import { COLLECTOR_FETCH, defineCollector, fetchAll } from './collector.ts'
 
@@ -15,6 +18,33 @@ export function regionsOf(info: WarInfo): Map<number, PlanetRegionRef[]> {
   return out
 }
 
+const finite = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null)
+
+/** The war info's regions with their scale (maxHealth, size; typed, never checked upstream: a bad value is stored as null). */
+export function regionInfosOf(info: WarInfo): RegionInfoInput[] {
+  const seen = new Set<string>()
+  return (info.planetRegions ?? []).flatMap((r) => {
+    const key = `${r.planetIndex}:${r.regionIndex}`
+    if (seen.has(key)) return []
+    seen.add(key)
+    return [{
+      planet_index: r.planetIndex, region_index: r.regionIndex, settings_hash: r.settingsHash, max_health: finite(r.maxHealth),
+      region_size: Number.isInteger(r.regionSize) ? r.regionSize! : null, damage_multiplier: finite(r.damageMultiplier), flags: Number.isInteger(r.flags) ? r.flags! : null,
+    }]
+  })
+}
+
+/** The effect definitions as stored (each whole, as served, besides its type and values). */
+export function effectsOf(list: readonly GalacticWarEffect[]): EffectInput[] {
+  return list.map((e) => ({ effect_id: e.id, effect_type: e.effectType, value_types: e.valueTypes, values: e.values, definition: e }))
+}
+
+/** What the war info's tick keeps of the 2025 surfaces (absent from a tick spooled before). */
+interface WarInfoSurfaces {
+  regionInfos?: RegionInfoInput[]
+  effects?: EffectInput[]
+}
+
 /**
  * Wars, the planet lookup of the war (names and sectors from the lookup data, position,
  * max health, initial owner, supply lines, regions), sectors, factions, and the current per-planet
@@ -24,12 +54,15 @@ export function regionsOf(info: WarInfo): Map<number, PlanetRegionRef[]> {
 export const warInfo = defineCollector({
   name: 'war-info',
   summary: 'Run the war-info collector once: wars, planets, sectors, factions and per-planet war info.',
-  changes: { wars: 'war', factions: 'war', sectors: 'war', planets: 'war', planetWarInfo: 'war' },
+  changes: { wars: 'war', factions: 'war', sectors: 'war', planets: 'war', planetWarInfo: 'war', planetRegions: 'war', galacticWarEffects: 'war' },
   async fetch({ feeds, warId }) {
     const [info, status] = await fetchAll([feeds.upstream.warInfo(warId, COLLECTOR_FETCH), feeds.upstream.status(warId, COLLECTOR_FETCH)])
-    return { info, status }
+    // The effect definitions (2025+) on this cadence; a failure leaves them as stored.
+    const effects: Fetched<GalacticWarEffect[]> | null = await feeds.upstream.galacticWarEffects(COLLECTOR_FETCH).catch(() => null)
+    return { info, status, effects }
   },
-  map({ info, status }, { now }): { capturedAt: Date; rows: WarInfoRows } {
+  // An imported capture has no effects (undefined).
+  map({ info, status, effects }: { info: Fetched<WarInfo>; status: Fetched<WarStatus>; effects?: Fetched<GalacticWarEffect[]> | null }, { now }): { capturedAt: Date; rows: WarInfoRows & WarInfoSurfaces } {
     const { planets: planetLookup, factions, sectors } = lookups()
     const regions = regionsOf(info.data)
     const planets = info.data.planetInfos.map((p) => {
@@ -63,11 +96,19 @@ export const warInfo = defineCollector({
           .map((p) => ({ planet_index: p.index, owner: p.owner, health: p.health, regen_per_second: p.regenPerSecond, players: p.players })),
         factions: [...factions].map(([faction_id, name]) => ({ faction_id, name })),
         sectors: [...sectors].map(([sector_name, planet_count]) => ({ sector_name, planet_count })),
+        regionInfos: regionInfosOf(info.data),
+        effects: effects ? effectsOf(effects.data) : [],
       },
     }
   },
   async write(tx, at, { warId, rows }) {
-    const written = await writeWarInfo(tx, at, warId, rows)
+    const [stored, planetRegions, galacticWarEffects] = await Promise.all([
+      writeWarInfo(tx, at, warId, rows),
+      // A tick spooled before these were kept has none.
+      writeRegionInfos(tx, at, warId, rows.regionInfos ?? []),
+      writeEffects(tx, at, rows.effects ?? []),
+    ])
+    const written = { ...stored, planetRegions, galacticWarEffects }
     return {
       written,
       unchanged: {

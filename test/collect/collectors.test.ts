@@ -110,6 +110,9 @@ describeOnEachDatabase('collectors', (target) => {
       // Texts of the primary language (the only one of these feeds), keyed (item, language).
       majorOrderTexts: orders.length,
       dispatchTexts: news.filter((n) => n.message !== undefined).length,
+      // The 2025 surfaces' change rows and event texts (test/collect/surfaces.test.ts checks the rows).
+      warItems: expect.any(Number),
+      globalEventTexts: expect.any(Number),
     })
     const [tick] = await db.sql`SELECT upstream_war_time FROM full_status_ticks`
     expect(tick!.upstream_war_time).toBe(status.time)

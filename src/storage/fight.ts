@@ -119,11 +119,23 @@ export async function insertTicks(tx: Tx, warId: number, ticks: readonly FightTi
   // fails as its own upsert would.
   if (ticks.some((t) => repeats(t.fight.events.map((e) => e.event_id)) || repeats(t.fight.campaigns.map((c) => c.campaign_id)))) throw rowAffectedTwice()
   const of = <R extends object>(rows: (t: FightTick) => R[]) => JSON.stringify(ticks.flatMap((t, k) => rows(t).map((r) => ({ k, at: t.at, war_time: t.warTime, ...r }))))
+  // A campaign's span from the ticks: its planet and type as its first tick lists them, its first and last sighting.
+  const spans = new Map<number, { campaign_id: number; planet_index: number; type: number; first_at: Date; last_at: Date }>()
+  for (const t of ticks) {
+    for (const c of t.fight.campaigns) {
+      const span = spans.get(c.campaign_id)
+      if (!span) spans.set(c.campaign_id, { campaign_id: c.campaign_id, planet_index: c.planet_index, type: c.type, first_at: t.at, last_at: t.at })
+      else {
+        if (t.at < span.first_at) span.first_at = t.at
+        if (t.at > span.last_at) span.last_at = t.at
+      }
+    }
+  }
   // The sets go out with the rows (one round trip): neither statement reads the other's tables.
   const [rows] = await Promise.all([tx<{ count: keyof FightCounts; k: number; n: number }[]>`
     WITH c AS (
-      SELECT * FROM jsonb_to_recordset(${of((t) => t.fight.campaigns)}::text::jsonb) AS c(
-        k integer, at timestamptz, campaign_id bigint, planet_index integer, type integer, count integer, race integer)
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify([...spans.values()])}::text::jsonb) AS c(
+        campaign_id bigint, planet_index integer, type integer, first_at timestamptz, last_at timestamptz)
     ), e AS (
       SELECT * FROM jsonb_to_recordset(${of((t) => t.fight.events)}::text::jsonb) AS e(
         k integer, at timestamptz, war_time bigint, event_id bigint, planet_index integer, event_type integer, race integer, health bigint,
@@ -156,8 +168,7 @@ export async function insertTicks(tx: Tx, warId: number, ticks: readonly FightTi
         zero_at = least(s.zero_at, excluded.zero_at)
     ), campaign_spans AS (
       INSERT INTO campaign_spans AS s (war_id, campaign_id, planet_index, type, first_seen_at, last_seen_at)
-      SELECT DISTINCT ON (campaign_id) ${warId}, campaign_id, planet_index, type, min(at) OVER w, max(at) OVER w
-      FROM c WINDOW w AS (PARTITION BY campaign_id) ORDER BY campaign_id, k
+      SELECT ${warId}, campaign_id, planet_index, type, first_at, last_at FROM c ORDER BY campaign_id
       ON CONFLICT (war_id, campaign_id) DO UPDATE SET
         first_seen_at = least(s.first_seen_at, excluded.first_seen_at),
         last_seen_at = greatest(s.last_seen_at, excluded.last_seen_at)

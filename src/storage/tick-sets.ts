@@ -36,7 +36,19 @@ export async function writeTicks(tx: Tx, warId: number, ticks: readonly { at: Da
   if (!ticks.length) return
   // The kinds the ticks list (every tick the same ones).
   const kinds = TICK_SET_KINDS.filter((kind) => ticks[0]!.sets[kind])
-  const json = JSON.stringify(ticks.flatMap((t, k) => kinds.map((kind) => ({ kind, k, at: t.at, items: canonical(t.sets[kind]!) }))))
+  // A set equal to the one of the tick before here is left out: the statement compares each
+  // set with the one sent before it, and would write none of these.
+  const sent = new Map<TickSetKind, string>()
+  const rows: string[] = []
+  ticks.forEach((t, k) => {
+    for (const kind of kinds) {
+      const items = JSON.stringify(canonical(t.sets[kind]!))
+      if (sent.get(kind) === items) continue
+      sent.set(kind, items)
+      rows.push(`{"kind":"${kind}","k":${k},"at":"${t.at.toISOString()}","items":${items}}`)
+    }
+  })
+  const json = `[${rows.join(',')}]`
   await tx`
     WITH t AS (
       SELECT * FROM jsonb_to_recordset(${json}::text::jsonb) AS t(kind text, k integer, at timestamptz, items jsonb)

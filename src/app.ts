@@ -23,6 +23,7 @@ import { lookupRoutes } from './routes/lookups.ts'
 import { metricsRoutes } from './routes/metrics.ts'
 import { docsPage, openapiDocs } from './routes/openapi.ts'
 import { planetHistoryRoutes } from './routes/planet-history.ts'
+import { surfaceRoutes } from './routes/surfaces.ts'
 import { throttleRoutes } from './routes/throttle.ts'
 import { warRoutes } from './routes/war.ts'
 import { EventHub, streamLimits } from './push/stream.ts'
@@ -148,6 +149,7 @@ export function buildApp(deps: AppDeps) {
         .use(historyRoutes(context))
         .use(planetHistoryRoutes(context))
         .use(intelligenceRoutes(context))
+        .use(surfaceRoutes(context))
         .use(eventRoutes(context))
         .use(webhookRoutes(context))
         .use(collectRoutes(context)),

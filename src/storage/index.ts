@@ -16,8 +16,10 @@ import * as planetStatus from './planet-status.ts'
 import * as playerCounts from './player-counts.ts'
 import * as ticks from './ticks.ts'
 import * as timeline from './timeline.ts'
+import * as surfaces from './surfaces.ts'
 import * as texts from './texts.ts'
 import * as war from './war.ts'
+import * as warItems from './war-items.ts'
 import * as warSummary from './war-summary.ts'
 import * as webhooks from './webhooks.ts'
 
@@ -59,6 +61,8 @@ export function createStore(db: { sql: Sql; gate: DatabaseGate; replicas?: ReadR
     timeline: bind(run, timeline.reads),
     texts: bind(run, texts.reads),
     webhooks: bind(run, webhooks.reads),
+    warItems: bind(run, warItems.reads),
+    surfaces: bind(run, surfaces.reads),
   }
 }
 

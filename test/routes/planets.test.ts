@@ -90,8 +90,9 @@ describeOnEachDatabase('/planets with their world', (target) => {
       hazards: [{ key: 'sandstorms', name: 'Sandstorms', description: 'Dense sandstorms reduce mobility and greatly reduce visibility for both enemy and friendly units.' }],
       // By region index; a hash the region table does not know keeps its index and hash.
       regions: [
-        { index: 1, hash: UNKNOWN_REGION_HASH, name: null, description: null },
-        { index: 2, hash: KNOWN_REGION.hash, name: KNOWN_REGION.name, description: '' },
+        // The table's type and faction, the war info's scale; not in play (a 2024 status lists no region).
+        { index: 1, hash: UNKNOWN_REGION_HASH, name: null, description: null, type: null, faction: null, maxHealth: 50_000, regionSize: 0, inPlay: null },
+        { index: 2, hash: KNOWN_REGION.hash, name: KNOWN_REGION.name, description: '', type: 'Metropolis', faction: 'Super Earth', maxHealth: 100_000, regionSize: 2, inPlay: null },
       ],
     })
     // Super Earth's environmentals are 'none': no hazard. No region listed: [].

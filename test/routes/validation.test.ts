@@ -195,7 +195,7 @@ describe('empty database', () => {
 describe('database unreachable → 503 {error}', () => {
   test('every database-backed route group', async () => {
     const { buildApp } = await import('../../src/app.ts')
-    for (const p of ['/war', '/war/801', '/planets', '/divers/history', '/historical-war-summary', '/historical-dispatches', '/planet/1/history']) {
+    for (const p of ['/war', '/war/801', '/planets', '/divers/history', '/historical-war-summary', '/historical-dispatches', '/planet/1/history', '/regions', '/space-stations', '/global-resources', '/global-resources/1/history', '/global-events']) {
       // A fresh pool per request: postgres.js backs off between reconnect attempts of one pool.
       const sql = connect({ url: 'postgres://nobody@127.0.0.1:9/none', max: 1 })
       const gate = new DatabaseGate(() => sql`SELECT 1`, silentLogger)

@@ -9,6 +9,7 @@ import * as planetStatus from '../storage/planet-status.ts'
 import * as texts from '../storage/texts.ts'
 import { claimTicks, type Claim } from '../storage/ticks.ts'
 import { decideDefenses } from '../storage/timeline.ts'
+import * as warItems from '../storage/war-items.ts'
 import * as warSummary from '../storage/war-summary.ts'
 import { COLLECTOR_FETCH, defineCollector, fetchAll, type WriteResult } from './collector.ts'
 import { fetchLanguages, textRows, type LanguagePayloads } from './languages.ts'
@@ -216,8 +217,8 @@ interface Group {
   ks: number[]
   /** The neighbours of the group's first tick, as the ticks written before it left them. */
   around: planetStatus.Neighbours
-  /** The war's planets as the ticks written before the group left them, when compared here (insertTicks). */
-  latest?: planetStatus.LatestStates
+  /** The war's planets and items as the ticks written before the group left them, when compared here (insertTicks). */
+  latest?: { planets: planetStatus.LatestStates; items: warItems.LatestItems }
 }
 
 const NOTHING = {
@@ -231,7 +232,7 @@ const NOTHING = {
  * 1. the claims of every tick in one statement (storage/ticks.ts), sent together with
  *    every tick's texts: texts are keyed (item, language), so they are written even for
  *    a tick already stored (a language missing at that tick's first write comes in at a
- *    later one); with `compare`, and the planets' latest states of the ticks' wars;
+ *    later one); with `compare`, and the latest states of the ticks' wars' planets and items;
  * 2. the claimed ticks by group (groupsOf): each table's rows of a group in one
  *    statement, which leaves what the ticks one after the other would (storage/*
  *    insertTicks and the like). No table's writes read another's, so a group's
@@ -251,17 +252,18 @@ async function writeTicks(tx: Tx, ticks: readonly TickRows[], compare: boolean):
   const texting = writeTexts(tx, ticks, compare)
   texting.catch(() => {}) // awaited below, after the claims
   const wars = compare ? [...new Set(ticks.filter((t) => t.rows.planets.length).map((t) => t.warId))] : []
-  const [claims, , latest] = await Promise.all([
+  const [claims, , planets, items] = await Promise.all([
     claimTicks(tx, ticks.map(({ at, warId, rows }) => ({ warId, warTime: rows.warTime, at, planets: rows.planets.length, parts: rows.partsFetchedAt }))),
     planned,
     planetStatus.latestStates(tx, wars),
+    warItems.latestItems(tx, wars),
   ])
   const written: (typeof NOTHING)[] = ticks.map(() => NOTHING)
   // Every group's statements, then the defenses' decisions, go out together (one round
   // trip): the connection runs them in the order they are sent, and each storage write is
   // sent as it is called (one statement), so a group's statements see what the groups
   // before it wrote (a late tick's neighbours) and the decisions see every group's.
-  const groups = groupsOf(ticks, claims, latest).map((group) => ({ group, counts: writeGroup(tx, group, group.ks.map((k) => ticks[k]!)) }))
+  const groups = groupsOf(ticks, claims, { planets, items }).map((group) => ({ group, counts: writeGroup(tx, group, group.ks.map((k) => ticks[k]!)) }))
   const decisions = [...defendedWars(ticks, claims)].map(([warId, { since, last, inOrder }]) => ({ last, n: decideDefenses(tx, warId, since, inOrder) }))
   const [counts, decided] = await Promise.all([Promise.all(groups.map((g) => g.counts)), Promise.all(decisions.map((d) => d.n))])
   groups.forEach(({ group }, g) => group.ks.forEach((k, i) => (written[k] = counts[g]![i]!)))
@@ -302,7 +304,9 @@ function defendedWars(ticks: readonly TickRows[], claims: readonly Claim[]): Map
  * states (`latest`) go with its groups when none of them is late (a late tick's write
  * moves them in the database).
  */
-function groupsOf(ticks: readonly TickRows[], claims: readonly Claim[], latest: Map<number, planetStatus.LatestStates>): Group[] {
+function groupsOf(
+  ticks: readonly TickRows[], claims: readonly Claim[], latest: { planets: Map<number, planetStatus.LatestStates>; items: Map<number, warItems.LatestItems> },
+): Group[] {
   const groups: Group[] = []
   const claimed: { warId: number; at: number }[] = []
   let last: { group: Group; at: number } | null = null
@@ -328,14 +332,17 @@ function groupsOf(ticks: readonly TickRows[], claims: readonly Claim[], latest: 
     last!.at = t
   })
   const late = new Set(groups.filter((g) => g.around.next !== null).map((g) => g.warId))
-  for (const g of groups) if (!late.has(g.warId)) g.latest = latest.get(g.warId)
+  for (const g of groups) {
+    const [planets, items] = [latest.planets.get(g.warId), latest.items.get(g.warId)]
+    if (!late.has(g.warId) && planets && items) g.latest = { planets, items }
+  }
   return groups
 }
 
 /** The rows of one group of claimed ticks (groupsOf), per tick: each table's in one statement. */
 async function writeGroup(tx: Tx, { warId, around, latest }: Group, ticks: readonly TickRows[]): Promise<(typeof NOTHING)[]> {
   const [planets, campaigns, fought, effects, , orders, news, surfaced] = await Promise.all([
-    planetStatus.insertTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, planets: rows.planets })), around, latest),
+    planetStatus.insertTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, planets: rows.planets })), around, latest?.planets),
     planetStatus.replaceCampaignsOfTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, campaigns: rows.campaigns }))),
     // A tick spooled before the fight was kept has none; likewise the effects.
     fight.insertTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, warTime: rows.warTime, fight: rows.fight ?? fight.NO_FIGHT })), around.next),
@@ -343,7 +350,7 @@ async function writeGroup(tx: Tx, { warId, around, latest }: Group, ticks: reado
     warSummary.insertTicks(tx, warId, ticks.flatMap(({ at, rows }) => (rows.counters ? [{ at, warTime: rows.warTime, counters: rows.counters }] : []))),
     majorOrders.upsertTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, orders: rows.orders }))),
     dispatches.insertNewOfTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, dispatches: rows.dispatches }))),
-    surfaces.writeTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, surfaces: rows.surfaces })), around.next),
+    surfaces.writeTicks(tx, warId, ticks.map(({ at, rows }) => ({ at, surfaces: rows.surfaces })), around.next, latest?.items),
   ])
   return ticks.map(({ rows }, i) => ({
     planetStatus: planets[i]!, campaigns: campaigns[i]!, ...fought[i]!, planetEffects: effects[i]!, defenseOutcomes: 0,

@@ -61,7 +61,7 @@ export interface SourceCost {
   parseMs: number
   /** Rebuilding upstream payloads from another shape (community.ts). */
   rebuildMs: number
-  /** Collections the source asked for (gitSource, GC_EVERY_BYTES). */
+  /** Collections the source asked for (collectWhenHeavy). */
   gcMs: number
 }
 
@@ -163,7 +163,6 @@ export async function gitSource(repo: string, paths: string[], opts: { language?
       // Requests go out ahead of the answers read: up to 32 commits, fewer of big files
       // (the community's are ~1.6 MB), so what git has answered and is not read yet stays small.
       let ahead = 2
-      let sinceGc = 0
       let sent = 0
       const sendUpTo = (n: number) => {
         let chunk = ''
@@ -197,13 +196,7 @@ export async function gitSource(repo: string, paths: string[], opts: { language?
           cost.waitMs += performance.now() - t0
           cost.bytes += commitBytes
           ahead = Math.max(2, Math.min(32, Math.floor(AHEAD_BYTES / Math.max(1, commitBytes))))
-          sinceGc += commitBytes
-          if (sinceGc >= GC_EVERY_BYTES) {
-            sinceGc = 0
-            const t1 = performance.now()
-            Bun.gc(true)
-            cost.gcMs += performance.now() - t1
-          }
+          collectWhenHeavy(cost)
           yield commitCapture(ref, date, contents, reader, i === commits.length - 1)
         }
       } finally {
@@ -216,12 +209,25 @@ export async function gitSource(repo: string, paths: string[], opts: { language?
 /** Files of answers git has sent and the source has not read yet, at most (about). */
 const AHEAD_BYTES = 8 << 20
 /**
- * A full collection after this many bytes of files read. Parsing a big file leaves much
- * garbage at once (its changed parts, the stream's chunks), which the collector otherwise
- * lets pile up: the community archive's import peaked at 275 MB without it, 208 MB with it,
- * for a few ms per collection (the summary's gcMs).
+ * A full collection when the JavaScript heap and the memory outside it (buffers) pass this
+ * much, checked every COLLECT_CHECK captures read. Reading leaves much garbage at once (a
+ * capture's parsed payloads, the stream's chunks), which the collector otherwise lets pile
+ * up: the process's peak grows with the import's rate, and the memory it took is not given
+ * back. A few ms per collection (the summary's gcMs).
  */
-const GC_EVERY_BYTES = 128 << 20
+const COLLECT_AT_BYTES = 96 << 20
+const COLLECT_CHECK = 16
+let sinceCheck = 0
+
+function collectWhenHeavy(cost: SourceCost): void {
+  if (++sinceCheck < COLLECT_CHECK) return
+  sinceCheck = 0
+  const { heapUsed, external } = process.memoryUsage()
+  if (heapUsed + external < COLLECT_AT_BYTES) return
+  const t = performance.now()
+  Bun.gc(true)
+  cost.gcMs += performance.now() - t
+}
 
 /** What reading a git archive keeps from commit to commit. */
 interface CommitReader {
@@ -462,6 +468,7 @@ export async function ndjsonSource(file: string): Promise<CaptureSource> {
             const t1 = performance.now()
             const item = ndjsonLine(lineNo, line)
             cost.parseMs += performance.now() - t1
+            collectWhenHeavy(cost)
             if (item) yield item
             start = nl + 1
           }
@@ -502,6 +509,7 @@ function isBlank(bytes: Uint8Array): boolean {
 }
 
 const UNREAD = new TextEncoder().encode('"planets_stats":[')
+let joined = new Uint8Array(0)
 const COMMA = 0x2c
 const CLOSE = 0x5d
 
@@ -523,8 +531,14 @@ export function parseCapture(bytes: Uint8Array): unknown {
     // The member and the comma that joins it to the others.
     const cut = end === -1 ? null : buf[at - 1] === COMMA ? [at - 1, end + 1] : buf[end + 1] === COMMA ? [at, end + 2] : null
     if (cut) {
+      // The two sides in a buffer kept from capture to capture (a new one each time was memory the collector caught up with late).
+      const head = cut[0]!
+      const tail = buf.length - cut[1]!
+      if (joined.length < head + tail) joined = new Uint8Array(Math.ceil((head + tail) * 1.25))
+      joined.set(buf.subarray(0, head), 0)
+      joined.set(buf.subarray(cut[1]!), head)
       try {
-        return JSON.parse(decoder.decode(Buffer.concat([buf.subarray(0, cut[0]), buf.subarray(cut[1]!)])))
+        return JSON.parse(decoder.decode(joined.subarray(0, head + tail)))
       } catch {
         // parsed whole below
       }

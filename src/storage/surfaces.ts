@@ -14,23 +14,42 @@ export interface GlobalEventText {
 }
 
 /**
- * The global events' texts of ticks of one war, in one statement (none without texts): a
- * text stored, or replaced where it changed (the latest tick's wins). Returns the texts
- * written.
+ * The global events' texts of ticks of one war, oldest first, in one statement (none
+ * without texts), leaving what each tick's upsert one after the other would (a text
+ * stored, or replaced where it changed, never by an older tick): per text, the run of
+ * ticks that end the batch with the same words, from its first tick; replaced whatever the
+ * stored words when the batch changed them on the way. Returns the texts written.
  */
 export async function writeEventTexts(tx: Tx, warId: number, ticks: readonly { at: Date; texts: readonly GlobalEventText[] }[]): Promise<number> {
-  const last = new Map<string, GlobalEventText & { at: string }>()
-  for (const t of ticks) for (const x of t.texts) last.set(`${x.event_id}:${x.lang}`, { ...x, at: t.at.toISOString() })
+  const last = new Map<string, GlobalEventText & { at: string; changed: boolean }>()
+  for (const t of ticks) {
+    // A tick listing a text twice: its last, as its own upsert takes it.
+    const own = new Map(t.texts.map((x) => [`${x.event_id}:${x.lang}`, x]))
+    for (const [key, x] of own) {
+      const was = last.get(key)
+      if (was && was.title === x.title && was.message === x.message) continue
+      last.set(key, { ...x, at: t.at.toISOString(), changed: was !== undefined })
+    }
+  }
   if (!last.size) return 0
   const [row] = await tx<{ n: number }[]>`
-    WITH w AS (
+    WITH r AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify([...last.values()])}::text::jsonb)
+        AS r(event_id bigint, lang text, title text, message text, at timestamptz, changed boolean)
+    ), w AS (
       INSERT INTO global_event_texts AS g (war_id, event_id, lang, title, message, captured_at)
-      SELECT ${warId}, r.event_id, r.lang, r.title, r.message, r.at
-      FROM jsonb_to_recordset(${JSON.stringify([...last.values()])}::text::jsonb) AS r(event_id bigint, lang text, title text, message text, at timestamptz)
+      SELECT ${warId}, r.event_id, r.lang, r.title, r.message, r.at FROM r WHERE NOT r.changed
       ON CONFLICT (war_id, event_id, lang) DO UPDATE SET title = excluded.title, message = excluded.message, captured_at = excluded.captured_at
       WHERE (g.title, g.message) IS DISTINCT FROM (excluded.title, excluded.message) AND g.captured_at <= excluded.captured_at
-      RETURNING 1)
-    SELECT count(*)::int AS n FROM w`
+      RETURNING 1
+    ), moved AS (
+      INSERT INTO global_event_texts AS g (war_id, event_id, lang, title, message, captured_at)
+      SELECT ${warId}, r.event_id, r.lang, r.title, r.message, r.at FROM r WHERE r.changed
+      ON CONFLICT (war_id, event_id, lang) DO UPDATE SET title = excluded.title, message = excluded.message, captured_at = excluded.captured_at
+      WHERE g.captured_at <= excluded.captured_at
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM w)::int + (SELECT count(*) FROM moved)::int AS n`
   return row!.n
 }
 
@@ -44,13 +63,15 @@ export const NO_SURFACES: SurfaceCounts = { warItems: 0, globalEventTexts: 0 }
 /**
  * The surfaces of a group of ticks of one war (full-status writeGroup): one statement per
  * kind of item listed and one for the texts; none when the ticks have none (2024).
- * `next`: the stored tick after a late one. Counts on the group's last tick.
+ * `next`: the stored tick after a late one; `latest`: the items as the ticks before left
+ * them, when compared here (war-items.ts writeTicks). Counts on the group's last tick.
  */
 export async function writeTicks(
   tx: Tx, warId: number, ticks: readonly { at: Date; surfaces?: { items: warItems.TickItems; eventTexts: readonly GlobalEventText[] } }[], next: Date | null,
+  latest?: warItems.LatestItems,
 ): Promise<SurfaceCounts[]> {
   const [items, texts] = await Promise.all([
-    warItems.writeTicks(tx, warId, ticks.map(({ at, surfaces }) => ({ at, items: surfaces?.items ?? {} })), next),
+    warItems.writeTicks(tx, warId, ticks.map(({ at, surfaces }) => ({ at, items: surfaces?.items ?? {} })), next, latest),
     writeEventTexts(tx, warId, ticks.map(({ at, surfaces }) => ({ at, texts: surfaces?.eventTexts ?? [] }))),
   ])
   const total = Object.values(items).reduce((a, b) => a + b, 0)

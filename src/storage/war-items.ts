@@ -35,8 +35,11 @@ export const regionOfKey = (key: number) => ({ planetIndex: Math.floor(key / 100
  * item listed twice in a tick counts once (its first). Returns the change rows written
  * per kind.
  */
-export async function writeTicks(tx: Tx, warId: number, ticks: readonly { at: Date; items: TickItems }[], next: Date | null): Promise<Partial<Record<ItemKind, number>>> {
+export async function writeTicks(
+  tx: Tx, warId: number, ticks: readonly { at: Date; items: TickItems }[], next: Date | null, latest?: LatestItems,
+): Promise<Partial<Record<ItemKind, number>>> {
   if (next !== null && ticks.length > 1) throw new Error('war items: ticks written before a stored one go one at a time')
+  if (latest && next === null) return writeChanges(tx, warId, ticks, latest)
   const writes = ITEM_KINDS.flatMap((kind) => {
     const listing = ticks.filter((t) => t.items[kind])
     if (!listing.length) return []
@@ -59,6 +62,105 @@ export async function writeTicks(tx: Tx, warId: number, ticks: readonly { at: Da
     return [n.then(([row]) => [kind, row!.n] as const)]
   })
   return Object.fromEntries(await Promise.all(writes))
+}
+
+/** Each kind's items as war_item_latest keeps them (null: out of the feed), by key. */
+export type LatestItems = Map<ItemKind, Map<number, ItemState | null>>
+
+/** The latest items of these wars (war_item_latest), by war: what an in-order batch compares its ticks with (writeTicks). */
+export async function latestItems(tx: Tx, warIds: readonly number[]): Promise<Map<number, LatestItems>> {
+  const out = new Map<number, LatestItems>(warIds.map((w) => [w, new Map()]))
+  if (!warIds.length) return out
+  const rows = await tx<{ warId: number; kind: ItemKind; key: number; state: ItemState | null }[]>`
+    SELECT war_id AS "warId", kind, item_key::float8 AS key, state FROM war_item_latest WHERE war_id = ANY (${numbers(warIds)}::int[])`
+  for (const { warId, kind, key, state } of rows) {
+    const byKind = out.get(warId)!
+    const items = byKind.get(kind) ?? byKind.set(kind, new Map()).get(kind)!
+    items.set(key, state)
+  }
+  return out
+}
+
+/** Whether two values are the same JSON (jsonb's equality: object keys in any order, a key whose value is undefined absent as JSON.stringify leaves it). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i] ?? null, b[i] ?? null)) return false
+    return true
+  }
+  const x = a as Record<string, unknown>
+  const y = b as Record<string, unknown>
+  let n = 0
+  for (const k in x) {
+    if (x[k] === undefined) continue
+    n++
+    if (!sameJson(x[k], y[k])) return false
+  }
+  for (const k in y) if (y[k] !== undefined) n--
+  return n === 0
+}
+
+/**
+ * In-order ticks compared with `latest` as war_item_write compares them in the database,
+ * kind by kind: an item listed (its first listing in a tick) whose state differs from its
+ * latest one, or that was not known, gets a row; an item known in the feed that a tick
+ * listing its kind does not list gets a row with a null state. `latest` moves with each
+ * tick. One statement: the ticks that list each kind, the change rows and the states they
+ * end at.
+ */
+async function writeChanges(tx: Tx, warId: number, ticks: readonly { at: Date; items: TickItems }[], latest: LatestItems): Promise<Partial<Record<ItemKind, number>>> {
+  const counts: Partial<Record<ItemKind, number>> = {}
+  const listed: { kind: string[]; at: string[] } = { kind: [], at: [] }
+  const rows: { kind: string[]; key: number[]; at: string[]; state: (string | null)[] } = { kind: [], key: [], at: [], state: [] }
+  const ends = new Map<string, { kind: ItemKind; key: number; state: ItemState | null }>()
+  for (const kind of ITEM_KINDS) {
+    const known = latest.get(kind) ?? latest.set(kind, new Map()).get(kind)!
+    for (const t of ticks) {
+      const items = t.items[kind]
+      if (!items) continue
+      const at = t.at.toISOString()
+      listed.kind.push(kind)
+      listed.at.push(at)
+      const seen = new Set<number>()
+      const changed: [number, ItemState | null][] = []
+      for (const { key, state } of items) {
+        if (seen.has(key)) continue
+        seen.add(key)
+        const was = known.get(key)
+        if (was === undefined || !sameJson(state, was)) changed.push([key, state])
+      }
+      for (const [key, was] of known) if (was !== null && !seen.has(key)) changed.push([key, null])
+      for (const [key, state] of changed) {
+        rows.kind.push(kind)
+        rows.key.push(key)
+        rows.at.push(at)
+        rows.state.push(state === null ? null : JSON.stringify(state))
+        known.set(key, state)
+        ends.set(`${kind}:${key}`, { kind, key, state })
+      }
+      counts[kind] = (counts[kind] ?? 0) + changed.length
+    }
+  }
+  if (!listed.kind.length) return counts
+  const end = [...ends.values()]
+  await tx`
+    WITH listed AS (
+      INSERT INTO war_item_ticks (war_id, kind, captured_at)
+      SELECT ${warId}, kind, at FROM unnest(${listed.kind}::text[], ${listed.at}::timestamptz[]) AS t(kind, at)
+      ON CONFLICT DO NOTHING
+    ), changes AS (
+      INSERT INTO war_item_changes (war_id, kind, item_key, captured_at, state)
+      SELECT ${warId}, kind, item_key, at, state
+      FROM unnest(${rows.kind}::text[], ${numbers(rows.key)}::bigint[], ${rows.at}::timestamptz[], ${rows.state}::text[]::jsonb[]) AS c(kind, item_key, at, state)
+    )
+    INSERT INTO war_item_latest AS l (war_id, kind, item_key, state)
+    SELECT ${warId}, kind, item_key, state
+    FROM unnest(${end.map((e) => e.kind)}::text[], ${numbers(end.map((e) => e.key))}::bigint[], ${end.map((e) => (e.state === null ? null : JSON.stringify(e.state)))}::text[]::jsonb[])
+      AS x(kind, item_key, state)
+    ON CONFLICT (war_id, kind, item_key) DO UPDATE SET state = excluded.state`
+  return counts
 }
 
 /** Each item of `kind` in the feed at the war's latest tick that listed it. */

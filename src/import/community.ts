@@ -328,7 +328,19 @@ const CARRIED_TIMES = 3
  * A capture that cannot be rebuilt leaves this state as it was.
  */
 export function communityReader(language: string) {
-  let lastInfo: string | null = null
+  let lastInfo: string[] | null = null
+  // What a planet gives the war info, by the planet's object: an element of the file that did
+  // not change is the object of the commit before (incremental.ts), so it is written out once.
+  const infoOf = new WeakMap<object, string>()
+  const planetInfo = (p: CommunityPlanet) => {
+    let info = infoOf.get(p)
+    if (info === undefined) {
+      const regions = Array.isArray(p.regions) ? p.regions.map((r) => [r.id, r.hash, r.maxHealth, r.size]) : null
+      info = JSON.stringify([p.index, p.hash, p.position, p.waypoints, p.maxHealth, p.disabled, p.initialOwner, regions])
+      infoOf.set(p, info)
+    }
+    return info
+  }
   const carried = new Map<unknown, { type: unknown; message: unknown; times: number }>()
   const sameText = (a: unknown, b: unknown) => {
     if (a === b) return true
@@ -350,8 +362,9 @@ export function communityReader(language: string) {
       const same = known && known.type === d.type && sameText(known.message, d.message)
       carried.set(d.id, { type: d.type, message: d.message, times: same ? known.times + 1 : 1 })
     }
-    const info = JSON.stringify(r.parts.warInfo)
-    if (info === lastInfo && !last) delete r.parts.warInfo
+    // The war info is made of these fields alone (rebuildCommunity).
+    const info = [JSON.stringify([doc.war.started, doc.war.ended, doc.war.clientVersion]), ...doc.planets.map(planetInfo)]
+    if (!last && lastInfo && info.length === lastInfo.length && info.every((x, i) => x === lastInfo![i])) delete r.parts.warInfo
     lastInfo = info
     return r
   }

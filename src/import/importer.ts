@@ -407,7 +407,8 @@ async function commit(sql: Sql, batch: Prepared[], signal: AbortSignal | undefin
     // The live runner takes the same locks without waiting (collect/runner.ts): while a batch
     // holds them, a live tick is retried shortly; a batch waits for a live tick's write.
     const names = [...new Set(batch.flatMap((p) => p.ticks.map((t) => t.collector.name)))].sort()
-    for (const name of names) await tx`SELECT pg_advisory_xact_lock(hashtext(${`collector:${name}`}))`
+    // Sent together: the connection takes them in this order.
+    await Promise.all(names.map((name) => tx`SELECT pg_advisory_xact_lock(hashtext(${`collector:${name}`}))`))
     if (signal?.aborted) throw new Aborted()
     const outcomes = await writeCaptures(tx, batch)
     // Stopped while the batch was written: it rolls back.

@@ -5,7 +5,8 @@
  * read as the full-status collector maps it; its changes are worked out once here, and
  * the tables are filled with what writing those ticks through the collector's write
  * (collect/full-status.ts writeBatch, one batch in order) stores, set by set:
- * - full_status_ticks, one per tick, war time on the history's clock;
+ * - full_status_ticks, one per tick, war time on the history's clock (and war_item_ticks:
+ *   each lists global events, none);
  * - planet_status_changes: a planet's row at a tick where its state differs from the
  *   tick before (across tiles too: capture 0 of a tile against capture 999 of the one
  *   before; every planet at the first tick); planet_status_latest; planet_owner_changes;
@@ -130,6 +131,13 @@ export async function generateWarHistory(sql: Sql, plan: TickPlan, step: Step): 
           INSERT INTO full_status_ticks (war_id, upstream_war_time, captured_at, planets_written)
           SELECT ${w}, ${plan.warTime('e')}, to_timestamp(e), ${planets}
           FROM (SELECT ${plan.base}::bigint + ${STEP_S} * i AS e FROM generate_series(0, ${plan.ticks - 1}) AS i) g`)
+        // The captures list global events (none): where sql/0027 keeps which ticks listed each kind, every tick did.
+        const [items] = await sql<{ kept: boolean }[]>`SELECT to_regclass('war_item_ticks') IS NOT NULL AS kept`
+        if (items!.kept) {
+          await sql.unsafe(`
+            INSERT INTO war_item_ticks (war_id, kind, captured_at)
+            SELECT ${w}, 'global_event', captured_at FROM full_status_ticks WHERE war_id = ${w} AND planets_written > 0`)
+        }
         for (const [table, width] of [['full_status_tick_hours', '1 hour'], ['full_status_tick_days', '1 day']]) {
           await sql.unsafe(`
             INSERT INTO ${table} (war_id, bucket, n)

@@ -115,33 +115,40 @@ async function writeChanges(tx: Tx, warId: number, ticks: readonly { at: Date; i
   const listed: { kind: string[]; at: string[] } = { kind: [], at: [] }
   const rows: { kind: string[]; key: number[]; at: string[]; state: (string | null)[] } = { kind: [], key: [], at: [], state: [] }
   const ends = new Map<string, { kind: ItemKind; key: number; state: ItemState | null }>()
+  const changed: [number, ItemState | null][] = []
   for (const kind of ITEM_KINDS) {
     const known = latest.get(kind) ?? latest.set(kind, new Map()).get(kind)!
-    for (const t of ticks) {
+    // The tick each item was last listed at, and how many known items are in the feed.
+    const listedAt = new Map<number, number>()
+    let inFeed = 0
+    for (const was of known.values()) if (was !== null) inFeed++
+    ticks.forEach((t, k) => {
       const items = t.items[kind]
-      if (!items) continue
+      if (!items) return
       const at = t.at.toISOString()
       listed.kind.push(kind)
       listed.at.push(at)
-      const seen = new Set<number>()
-      const changed: [number, ItemState | null][] = []
+      changed.length = 0
+      let listedInFeed = 0
       for (const { key, state } of items) {
-        if (seen.has(key)) continue
-        seen.add(key)
+        if (listedAt.get(key) === k) continue
+        listedAt.set(key, k)
         const was = known.get(key)
+        if (was != null) listedInFeed++
         if (was === undefined || !sameJson(state, was)) changed.push([key, state])
       }
-      for (const [key, was] of known) if (was !== null && !seen.has(key)) changed.push([key, null])
+      if (listedInFeed < inFeed) for (const [key, was] of known) if (was !== null && listedAt.get(key) !== k) changed.push([key, null])
       for (const [key, state] of changed) {
         rows.kind.push(kind)
         rows.key.push(key)
         rows.at.push(at)
         rows.state.push(state === null ? null : JSON.stringify(state))
+        inFeed += (state !== null ? 1 : 0) - (known.get(key) != null ? 1 : 0)
         known.set(key, state)
         ends.set(`${kind}:${key}`, { kind, key, state })
       }
       counts[kind] = (counts[kind] ?? 0) + changed.length
-    }
+    })
   }
   if (!listed.kind.length) return counts
   const end = [...ends.values()]

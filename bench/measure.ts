@@ -28,7 +28,7 @@ export interface ModeTiming {
 
 export interface LatencyCase {
   /** 'current': the live, war-state and lookup routes and /health/throttle. */
-  group: 'divers' | 'planet' | 'historical' | 'search' | 'derived' | 'current'
+  group: 'divers' | 'planet' | 'historical' | 'search' | 'derived' | 'current' | 'surfaces'
   name: string
   path: string
   /**
@@ -209,6 +209,13 @@ export function latencyCases(f: DataFacts): { cases: LatencyCase[]; paged: Paged
     ['timeline page 1', '/api/v1/timeline'],
     ['timeline planet events, last 30 days', `/api/v1/timeline?${q({ type: 'planet_liberated,planet_lost,planet_owner_changed', from: iso(new Date(f.now.getTime() - 30 * day)) })}`],
   ] as const) cases.push({ group: 'derived', name, path, target: 'derived' })
+  // Issue 38's surfaces: the generated history has none yet, so these answer empty lists (their reads still run).
+  for (const [name, path] of [
+    ['regions (none generated)', '/api/v1/regions'],
+    ['space-stations (none generated)', '/api/v1/space-stations'],
+    ['global-resources (none generated)', '/api/v1/global-resources'],
+    ['global-events (none generated)', '/api/v1/global-events'],
+  ] as const) cases.push({ group: 'surfaces', name, path })
   return { cases, paged }
 }
 
@@ -261,6 +268,12 @@ export function untimedRoutes(routes: readonly { method: string; path: string }[
  * secret, no data).
  */
 const NOT_READS = new Set(['/api/v1/events/stream', '/api/v1/webhooks', '/api/v1/webhooks/:id'])
+
+/**
+ * Read routes with no case until the generated history holds their data: a resource's
+ * history answers 404 for a resource never stored (issue 38's surfaces are not generated yet).
+ */
+export const NOT_GENERATED = new Set(['/api/v1/global-resources/:id32/history'])
 
 /** The app's GET routes under /api/v1 that read the data, each once, in the app's order. */
 export const readRoutes = (routes: readonly { method: string; path: string }[]) =>
@@ -317,7 +330,7 @@ export async function measureLatency(deps: AppDeps, f: DataFacts, o: MeasureOpti
       cases.push(c)
     }
   }
-  const coverage = { routes: readRoutes(app.routes), untimed: untimedRoutes(app.routes, cases.map((c) => c.path)) }
+  const coverage = { routes: readRoutes(app.routes), untimed: untimedRoutes(app.routes, cases.map((c) => c.path)).filter((r) => !NOT_GENERATED.has(r)) }
   const { untimed } = coverage
   if (untimed.length) o.progress(`latency: no case for ${untimed.join(', ')}`)
 

@@ -1,23 +1,17 @@
 /** GET /global-events (contract): title and message in the language asked with every language's texts, race, order and planets by name, expiry by the tick's clock; errors. */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { describeOnEachDatabase } from '../support/editions.ts'
-import { NOW, REGION, rows, seedSurfaces, STATUS_2025, TICKS, WAR_TIME_0 } from '../support/surfaces.ts'
-import { errorOf, openHarness, type Harness } from './helpers.ts'
+import { NOW, REGION, rows, STATUS_2025, TICKS, WAR_TIME_0, withSurfaces } from '../support/surfaces.ts'
+import { errorOf } from './helpers.ts'
 
 describeOnEachDatabase('GET /global-events', (target) => {
-  let h: Harness
-  beforeAll(async () => {
-    h = await openHarness({ db: await target.open(), now: () => NOW })
-    await seedSurfaces(h)
+  const surfaces = withSurfaces(target, async (h) => {
     // A text in another collected language, as the languages' fetch would store it.
     await h.db.sql`INSERT INTO global_event_texts (war_id, event_id, lang, title, message, captured_at) VALUES (801, 77, 'de-DE', 'HALTET DIE LINIE', 'Verteidigt Fenrir III.', now())`
-  }, 120_000)
-  afterAll(async () => {
-    await h?.close()
   })
 
   test('the events of the latest tick with their texts', async () => {
-    const res = await h.get('/global-events')
+    const res = await surfaces.h.get('/global-events')
     expect(res.status).toBe(200)
     const listed = (STATUS_2025 as any).globalEvents.length + 1
     expect(res.body.items).toHaveLength(listed)
@@ -28,13 +22,13 @@ describeOnEachDatabase('GET /global-events', (target) => {
       expiresAt: new Date(rows.at(TICKS - 1).getTime() + (WAR_TIME_0 + 86_400 - rows.warTime(TICKS - 1)) * 1000).toISOString(),
     })
     expect(e.texts.map((x: any) => x.lang).sort()).toEqual(['de-DE', 'en-US'])
-    const de = (await h.get('/global-events?lang=de-de')).body.items.find((x: any) => x.eventId === 77)
+    const de = (await surfaces.h.get('/global-events?lang=de-de')).body.items.find((x: any) => x.eventId === 77)
     expect(de).toMatchObject({ lang: 'de-DE', title: 'HALTET DIE LINIE' })
     // The sample's marker event has no words.
     expect(res.body.items.find((x: any) => x.eventId === 1499462)).toMatchObject({ title: null, message: null, texts: [] })
   })
 
   test('errors: 400 naming the parameter', async () => {
-    expect(errorOf(await h.get('/global-events?lang=xx-XX'))).toContain('lang')
+    expect(errorOf(await surfaces.h.get('/global-events?lang=xx-XX'))).toContain('lang')
   })
 })

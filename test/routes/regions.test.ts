@@ -3,28 +3,21 @@
  * outlook and ETA, checked against a direct computation over the stored rows; a planet's
  * regions; errors.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { describeOnEachDatabase } from '../support/editions.ts'
-import { NOW, OTHER_REGION, REGION, seedSurfaces, slopePerHour } from '../support/surfaces.ts'
-import { errorOf, openHarness, type Harness } from './helpers.ts'
+import { NOW, OTHER_REGION, REGION, slopePerHour, withSurfaces } from '../support/surfaces.ts'
+import { errorOf } from './helpers.ts'
 
 describeOnEachDatabase('GET /regions', (target) => {
-  let h: Harness
-  beforeAll(async () => {
-    h = await openHarness({ db: await target.open(), now: () => NOW })
-    await seedSurfaces(h)
-  }, 120_000)
-  afterAll(async () => {
-    await h?.close()
-  })
+  const surfaces = withSurfaces(target)
 
   test('every region in play, its figures from the stored rows', async () => {
-    const res = await h.get('/regions')
+    const res = await surfaces.h.get('/regions')
     expect(res.status).toBe(200)
     expect(res.body.items.map((r: any) => [r.planetIndex, r.regionIndex])).toEqual([[REGION.planetIndex, REGION.regionIndex], [OTHER_REGION.planetIndex, OTHER_REGION.regionIndex]])
     const r = res.body.items[0]
     // The region's state at each tick that listed regions: its latest row at or before it.
-    const stored = await h.db.sql<{ t: Date; health: number; owner: number }[]>`
+    const stored = await surfaces.h.db.sql<{ t: Date; health: number; owner: number }[]>`
       SELECT k.captured_at AS t, (c.state->>'health')::float8 AS health, (c.state->>'owner')::int AS owner FROM war_item_ticks k
       CROSS JOIN LATERAL (SELECT state FROM war_item_changes c WHERE c.war_id = k.war_id AND c.kind = 'region' AND c.item_key = ${REGION.planetIndex * 1000 + REGION.regionIndex}
                           AND c.captured_at <= k.captured_at ORDER BY c.captured_at DESC LIMIT 1) c
@@ -46,13 +39,13 @@ describeOnEachDatabase('GET /regions', (target) => {
   })
 
   test('one planet\'s regions; a planet without any in play has none', async () => {
-    expect((await h.get(`/regions?planetId=${REGION.planetIndex}`)).body.items).toHaveLength(1)
-    expect((await h.get('/regions?planetId=100')).body.items).toEqual([])
+    expect((await surfaces.h.get(`/regions?planetId=${REGION.planetIndex}`)).body.items).toHaveLength(1)
+    expect((await surfaces.h.get('/regions?planetId=100')).body.items).toEqual([])
   })
 
   test('errors: 400 naming the parameter', async () => {
-    expect(errorOf(await h.get('/regions?planetId=x'))).toContain('planetId')
-    expect(errorOf(await h.get('/regions?hours=0'))).toContain('hours')
-    expect((await h.get('/regions?hours=99')).status).toBe(400)
+    expect(errorOf(await surfaces.h.get('/regions?planetId=x'))).toContain('planetId')
+    expect(errorOf(await surfaces.h.get('/regions?hours=0'))).toContain('hours')
+    expect((await surfaces.h.get('/regions?hours=99')).status).toBe(400)
   })
 })

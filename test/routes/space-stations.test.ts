@@ -3,24 +3,17 @@
  * its tactical action in words with donations, rate per hour and ETA against a direct
  * computation over the stored rows, its effects; errors.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { DEMOCRACY_SPACE_STATION } from '../../src/feeds/upstream-2025.ts'
 import { describeOnEachDatabase } from '../support/editions.ts'
-import { ELECTION_END, NOW, REGION, rows, seedSurfaces, slopePerHour, TICKS } from '../support/surfaces.ts'
-import { errorOf, openHarness, type Harness } from './helpers.ts'
+import { ELECTION_END, NOW, REGION, rows, slopePerHour, TICKS, withSurfaces } from '../support/surfaces.ts'
+import { errorOf } from './helpers.ts'
 
 describeOnEachDatabase('GET /space-stations', (target) => {
-  let h: Harness
-  beforeAll(async () => {
-    h = await openHarness({ db: await target.open(), now: () => NOW })
-    await seedSurfaces(h)
-  }, 120_000)
-  afterAll(async () => {
-    await h?.close()
-  })
+  const surfaces = withSurfaces(target)
 
   test('the station, its next move and its action, from the stored rows', async () => {
-    const res = await h.get('/space-stations')
+    const res = await surfaces.h.get('/space-stations')
     expect(res.status).toBe(200)
     const [s] = res.body.items
     const last = TICKS - 1
@@ -32,7 +25,7 @@ describeOnEachDatabase('GET /space-stations', (target) => {
     expect(s.effects.map((e: any) => e.id)).toEqual([1])
     const [a] = s.tacticalActions
     expect(a).toMatchObject({ name: 'Orbital Blockade', status: 'preparing', statusId: 1, statusExpiresAt: new Date(rows.at(last).getTime() + (3_600 - 1_500) * 1000).toISOString() })
-    const stored = await h.db.sql<{ t: Date; current: number }[]>`
+    const stored = await surfaces.h.db.sql<{ t: Date; current: number }[]>`
       SELECT captured_at AS t, (state->'costs'->0->>'current')::float8 AS current FROM war_item_changes
       WHERE war_id = 801 AND kind = 'tactical_action' ORDER BY captured_at`
     expect(stored).toHaveLength(TICKS) // the donations move at every tick: a row each
@@ -46,7 +39,7 @@ describeOnEachDatabase('GET /space-stations', (target) => {
   })
 
   test('errors: 400 naming the parameter', async () => {
-    expect(errorOf(await h.get('/space-stations?hours=abc'))).toContain('hours')
-    expect(errorOf(await h.get('/space-stations?warId=-1'))).toContain('warId')
+    expect(errorOf(await surfaces.h.get('/space-stations?hours=abc'))).toContain('hours')
+    expect(errorOf(await surfaces.h.get('/space-stations?warId=-1'))).toContain('warId')
   })
 })

@@ -14,7 +14,9 @@ import { parseWarStatus, type WarStatus } from '../../src/feeds/upstream.ts'
 import { silentLogger } from '../../src/log.ts'
 import { createStore } from '../../src/storage/index.ts'
 import { writeRegionInfos } from '../../src/storage/surfaces.ts'
-import type { Harness } from '../routes/helpers.ts'
+import { afterAll, beforeAll } from 'bun:test'
+import { openHarness, type Harness } from '../routes/helpers.ts'
+import type { describeOnEachDatabase } from './editions.ts'
 import { statusTick } from './collect.ts'
 import { loadSample } from './samples.ts'
 
@@ -89,4 +91,21 @@ export function slopePerHour(points: readonly { t: Date; v: number }[]): number 
   let sxx = 0
   xs.forEach((x, i) => ((sxy += (x - mx) * (points[i]!.v - my)), (sxx += (x - mx) ** 2)))
   return sxy / sxx
+}
+
+/**
+ * A describe block's harness at NOW with the surfaces seeded (and `more`, when given),
+ * opened before its tests and closed after them: `s.h` in the tests.
+ */
+export function withSurfaces(target: Parameters<Parameters<typeof describeOnEachDatabase>[1]>[0], more?: (h: Harness) => Promise<unknown>): { readonly h: Harness } {
+  let h: Harness | undefined
+  beforeAll(async () => {
+    h = await openHarness({ db: await target.open(), now: () => NOW })
+    await seedSurfaces(h)
+    await more?.(h)
+  }, 120_000)
+  afterAll(async () => {
+    await h?.close()
+  })
+  return { get h() { return h! } }
 }
